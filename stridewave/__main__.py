@@ -1,0 +1,10 @@
+"""Command-line entry point: ``python -m stridewave``."""
+
+from __future__ import annotations
+
+import sys
+
+from stridewave._cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())

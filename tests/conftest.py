@@ -1,0 +1,34 @@
+"""Shared test configuration: hypothesis profiles and markers."""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "ci",
+    derandomize=True,
+    max_examples=60,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile("dev", max_examples=100, deadline=None)
+settings.register_profile("nightly", max_examples=2000, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+
+def pytest_addoption(parser):  # type: ignore[no-untyped-def]
+    parser.addoption("--runslow", action="store_true", help="run the slow soak tests too")
+
+
+def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def]
+    if config.getoption("--runslow"):
+        return
+    import pytest
+
+    skip = pytest.mark.skip(reason="slow soak test: run with --runslow (nox -s soak)")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
