@@ -1,0 +1,1 @@
+"""Data sets shipped with StrideWeave for ``python -m stridewave demo`` (see docs/demo.md)."""
