@@ -260,3 +260,37 @@ def test_subclass_fields_feed_the_extension(make_name) -> None:  # type: ignore[
     with pytest.raises(AttributeError):
         p.es = 2
     assert p.es == 1
+
+
+class FailingSimple(SimpleDType, abstract=False):
+    """Stashes itself, then fails after the model stored its fields."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name, bits=8, supertype=DType.Floating)
+        captured.append(self)
+        raise RuntimeError("late failure")
+
+
+def test_reject_an_unregistered_reference_rejected_plane(make_name) -> None:  # type: ignore[no-untyped-def]
+    captured.clear()
+    with pytest.raises(RuntimeError):
+        FailingSimple(make_name())
+    rejected = captured.pop()
+    name = make_name()
+    before = DType.registered()
+    with pytest.raises(ValueError, match="rejected"):
+        ScaledDType(name, element=rejected, scale=DType.E8M0, block=32)
+    with pytest.raises(ValueError, match="rejected"):
+        ScaledDType(name, element=DType.E4M3, scale=rejected, block=32)
+    assert DType.registered() == before
+    with pytest.raises(LookupError):
+        DType.from_name(rejected.name)
+
+
+def test_duplicate_name_rejects_the_half_built_object(unique_name: str) -> None:
+    original = DTypeCategory(unique_name)
+    captured.clear()
+    with pytest.raises(ValueError, match="already registered"):
+        Capturing(unique_name, fail=False)
+    assert captured == []  # refused before __init__ finished: the name check runs first
+    assert DType.from_name(unique_name) is original
