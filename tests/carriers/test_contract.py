@@ -402,3 +402,25 @@ def test_view_exported_before_release_stays_valid(kind: Kind) -> None:
     carrier.release()
     gc.collect()
     assert view.tolist() == [1.0, 2.0, 3.0]
+
+
+def test_release_drops_every_reference_to_the_buffer(kind: Kind) -> None:
+    import weakref
+
+    carrier = kind.make([1.0, 2.0], F32, True)
+    raw = carrier._raw_array()  # type: ignore[attr-defined]
+    ref = weakref.ref(raw)
+    del raw
+    carrier.release()
+    gc.collect()
+    assert ref() is None
+
+
+def test_new_like_from_another_carrier_is_vectorized(kind: Kind) -> None:
+    source = kind.make([1.0, 2.0], F32, True)
+    for other in KINDS:
+        target = other.make([], F32, True)
+        assert list(target.new_like(source)) == [1.0, 2.0]
+    source.release()
+    with pytest.raises(RuntimeError, match="released"):
+        kind.make([], F32, True).new_like(source)
