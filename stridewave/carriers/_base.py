@@ -19,6 +19,7 @@ Backend hooks (override in a subclass)
 ``_raw_scatter(indices: ndarray[intp], values: ndarray) -> None``
     Vectorized write of normalized ``values`` at checked ``indices``; the default
     assigns into ``_raw_array()``. Metal overrides it with one MLX assignment.
+    A kind without scatter sets ``_SCATTERS = False`` (FileBacked).
 ``_raw_release() -> None``
     Let the backend go (unmap, unlink, drop references). Called at most once.
 ``_raw_new_like(values, *, mutable, dtype) -> Self`` and
@@ -49,7 +50,7 @@ from __future__ import annotations
 import abc
 import operator
 from collections.abc import Callable, Iterator
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NoReturn, SupportsIndex
 
 import numpy as np
 import numpy.typing as npt
@@ -169,6 +170,9 @@ class Carrier(_Lifecycle, abc.ABC):
 
     _SUPPORTED_STORAGE: ClassVar[tuple[DType, ...] | None] = None
     _CONSTRUCTIBLE_STORAGE: ClassVar[tuple[DType, ...] | None] = None
+    #: Whether the kind implements the scatter mutation (FileBacked: no, it raises
+    #: NotImplementedError). Read by the scatter template before any validation.
+    _SCATTERS: ClassVar[bool] = True
 
     _dtype: DType
     _slots: int
@@ -567,6 +571,30 @@ class Carrier(_Lifecycle, abc.ABC):
         self._raw_release()
         self._mark_released()
         self._unbind_backend()
+
+    # -- copying and pickling -------------------------------------------------------------
+
+    def __reduce_ex__(self, protocol: SupportsIndex) -> NoReturn:
+        """Refuse pickling for now (issue 8 defines independent copies per kind).
+
+        Raises
+        ------
+        TypeError
+            Always: a field-by-field copy would share the buffer between two
+            lifecycles, so writes through one would bypass the other's version.
+        """
+        raise TypeError(
+            f"{type(self).__name__} carriers cannot be pickled or copied yet; copy the "
+            f"values instead: carrier.new_like(numpy.asarray(carrier))."
+        )
+
+    def __copy__(self) -> NoReturn:
+        """Refuse ``copy.copy`` (see ``__reduce_ex__``)."""
+        self.__reduce_ex__(0)
+
+    def __deepcopy__(self, memo: object) -> NoReturn:
+        """Refuse ``copy.deepcopy`` (see ``__reduce_ex__``)."""
+        self.__reduce_ex__(0)
 
     # -- NumPy interop ------------------------------------------------------------------
 

@@ -164,6 +164,8 @@ class FileBacked(_ArrayCarrier):
     _SUPPORTED_STORAGE: ClassVar[tuple[DType, ...] | None] = _FILE_SUPPORTED
     _CONSTRUCTIBLE_STORAGE: ClassVar[tuple[DType, ...] | None] = _FILE_CONCRETE
 
+    _SCATTERS: ClassVar[bool] = False
+
     _path: str
     _finalizer: weakref.finalize[Any, Any]
 
@@ -270,6 +272,13 @@ class FileBacked(_ArrayCarrier):
         array = self._array
         if isinstance(array, np.memmap):
             array.flush()
+
+    @override
+    def _raw_scatter(self, indices: npt.NDArray[np.intp], values: npt.NDArray[Any]) -> None:
+        raise NotImplementedError(
+            "FileBacked does not implement scatter (spec: carrier-storage); scatter into a "
+            "CPU carrier and copy with FileBacked.new_like(numpy.asarray(cpu))."
+        )
 
     @override
     def _raw_release(self) -> None:

@@ -424,3 +424,25 @@ def test_new_like_from_another_carrier_is_vectorized(kind: Kind) -> None:
     source.release()
     with pytest.raises(RuntimeError, match="released"):
         kind.make([], F32, True).new_like(source)
+
+
+def test_copy_and_pickle_are_refused_until_defined(kind: Kind) -> None:
+    import copy
+    import pickle
+
+    carrier = kind.make([1.0], F32, True)
+    for action in (
+        lambda: copy.copy(carrier),
+        lambda: copy.deepcopy(carrier),
+        lambda: pickle.dumps(carrier),
+    ):
+        with pytest.raises(TypeError, match="cannot be pickled or copied yet"):
+            action()
+
+
+def test_scatter_capability_flag_matches_the_kind_table(kind: Kind) -> None:
+    assert kind.cls._SCATTERS is kind.scatters
+    carrier = kind.make([1.0, 2.0], F32, True)
+    if not kind.scatters:
+        with pytest.raises(NotImplementedError):
+            carrier._raw_scatter(np.array([0], np.intp), np.array([5.0], np.float32))
