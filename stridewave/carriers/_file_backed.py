@@ -9,7 +9,8 @@ Each process that creates FileBacked storage gets one hidden session directory,
 
 The file is removed when the carrier is released, when it is garbage collected
 (``weakref.finalize``), and at interpreter exit; the directory is removed at exit
-(``atexit``). Every cleanup path first compares ``os.getpid()`` with the pid that
+(``atexit``, and ``multiprocessing``'s exit finalizers for a multiprocessing
+child, which leaves through ``os._exit``). Every cleanup path first compares ``os.getpid()`` with the pid that
 created the file or directory, so a forked child (``os.fork`` or ``multiprocessing``
 with the fork start method, whose exit handlers and finalizers run on recent
 Pythons) never deletes its parent's files; a child that needs FileBacked storage
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import multiprocessing.util
 import os
 import shutil
 import tempfile
@@ -88,6 +90,11 @@ def session_directory() -> str:
         if _session is None or _session[0] != pid or not os.path.isdir(_session[1]):
             directory = tempfile.mkdtemp(prefix=f".stridewave-{pid}-")
             atexit.register(_remove_session, directory, pid)
+            # multiprocessing children leave through os._exit after running only
+            # multiprocessing's own finalizers: register there as well.
+            multiprocessing.util.Finalize(
+                None, _remove_session, args=(directory, pid), exitpriority=0
+            )
             _session = (pid, directory)
         return _session[1]
 
