@@ -375,3 +375,136 @@ def scatter_numpy(
     unique, positions = unique_last(plan.dest.indices() + np.int64(plan.dest_base))
     source = plan.source.indices() + np.int64(plan.source_base)
     dest[unique] = values[source[positions]]
+
+
+def _extreme_element(mapping: Layout, *, highest: bool) -> int:
+    """Return a logical index whose offset is ``max_index`` (or ``min_index``)."""
+    coords = [
+        (n - 1) if ((s > 0) == highest and s != 0) else 0
+        for n, s in zip(mapping.shape, mapping.strides, strict=True)
+    ]
+    position = 0
+    for n, c in zip(mapping.shape, coords, strict=True):
+        position = position * n + c
+    return position
+
+
+def check_scatter_arguments(
+    receiver: object,
+    to_scatter: object,
+    scatter_onto: object,
+    mapping: object,
+    mapping_offset: object,
+) -> int:
+    """Validate the arguments of ``Carrier.scatter``; return the destination base slot.
+
+    Checks, in this order, with nothing written: argument types, single-subtensor
+    Tensors, the destination carrier, the mapping shape, the offset sign, and that
+    every destination slot lies in the receiver (from ``min_index``/``max_index``,
+    without enumerating).  Mutability and normalization are the caller's next steps.
+
+    Parameters
+    ----------
+    receiver : Carrier
+        The carrier whose ``scatter`` was called.
+    to_scatter, scatter_onto : Tensor
+        Source values and destination view.
+    mapping : Layout
+        Destination offsets, in elements, with ``to_scatter``'s shape.
+    mapping_offset : int
+        Extra offset in elements, ``>= 0``.
+
+    Returns
+    -------
+    int
+        ``scatter_onto.offset + mapping_offset``: the physical slot of mapping
+        offset 0.
+
+    Raises
+    ------
+    TypeError
+        ``to_scatter``/``scatter_onto`` not a Tensor, ``mapping`` not a Layout, or
+        ``mapping_offset`` not an integer (``bool`` refused).
+    ValueError
+        A multi-subtensor argument, ``scatter_onto.carrier is not receiver``,
+        ``mapping.shape != to_scatter.shape``, or a negative ``mapping_offset``.
+    IndexError
+        A destination slot outside ``[0, receiver.size())``.
+    """
+    from stridewave.layout import _as_index
+    from stridewave.tensor import Tensor
+
+    for name, value in (("to_scatter", to_scatter), ("scatter_onto", scatter_onto)):
+        if not isinstance(value, Tensor):
+            raise TypeError(
+                f"scatter {name} must be a stridewave Tensor, got {type(value).__name__} "
+                f"{value!r}; wrap storage first: Tensor(carrier, Layout(shape))."
+            )
+    if not isinstance(mapping, Layout):
+        raise TypeError(
+            f"scatter mapping must be a stridewave Layout, got {type(mapping).__name__} "
+            f"{mapping!r}; pass Layout(shape, strides) with strides in elements."
+        )
+    offset = _as_index(mapping_offset, "scatter mapping_offset")
+    assert isinstance(to_scatter, Tensor)
+    assert isinstance(scatter_onto, Tensor)
+    for name, tensor in (("to_scatter", to_scatter), ("scatter_onto", scatter_onto)):
+        if len(tensor.subtensors) != 1:
+            raise ValueError(
+                f"scatter {name} is a compound Tensor of {tensor.dtype!r} with "
+                f"{len(tensor.subtensors)} subtensors; carrier scatter moves one plane at "
+                f"a time: pass {name}.subtensors[k]."
+            )
+    if scatter_onto.carrier is not receiver:
+        raise ValueError(
+            f"scatter_onto views {scatter_onto.carrier!r}, not the receiver {receiver!r}; "
+            "call scatter on the destination's carrier: "
+            "scatter_onto.carrier.scatter(to_scatter, scatter_onto, mapping)."
+        )
+    if mapping.shape != to_scatter.shape:
+        raise ValueError(
+            f"scatter mapping has shape {mapping.shape} but to_scatter has shape "
+            f"{to_scatter.shape}; the mapping needs one destination offset per source "
+            "element, so pass a Layout with the source's shape."
+        )
+    if offset < 0:
+        raise ValueError(
+            f"scatter mapping_offset must be >= 0 (elements), got {offset}; move the "
+            "destination with scatter_onto's offset or the mapping strides instead."
+        )
+    base = scatter_onto.offset + offset
+    if mapping.size:
+        size = receiver.size()  # type: ignore[attr-defined]
+        low = base + mapping.min_index
+        high = base + mapping.max_index
+        if low < 0 or high >= size:
+            bad, element = (
+                (low, _extreme_element(mapping, highest=False))
+                if low < 0
+                else (high, _extreme_element(mapping, highest=True))
+            )
+            raise IndexError(
+                f"scatter targets physical index {bad} (source element {element}) but the "
+                f"receiver has {size} slots; check scatter_onto.offset="
+                f"{scatter_onto.offset}, mapping_offset={offset} and the mapping strides "
+                f"{mapping.strides} (destinations span [{low}, {high}])."
+            )
+    return base
+
+
+def source_values(to_scatter: object) -> npt.NDArray[Any]:
+    """Return the logical values of a single-subtensor Tensor as a 1-D row-major array.
+
+    Parameters
+    ----------
+    to_scatter : Tensor
+        The source view (validated by :func:`check_scatter_arguments`).
+
+    Returns
+    -------
+    numpy.ndarray, shape ``(to_scatter.layout.size,)``
+        A view of the source storage when the layout allows (the caller copies
+        when it may share memory with the destination), else a copy.
+    """
+    values = np.asarray(to_scatter)
+    return values.reshape(-1)
