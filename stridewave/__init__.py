@@ -5,5 +5,19 @@ imports ``mlx`` (the Metal carrier loads it on first construction).
 """
 
 from stridewave._version import __version__
+from stridewave.dtypes import CompoundDType, DType, DTypeCategory, ScaledDType, SimpleDType, Whole
+from stridewave.interop import from_numpy_dtype, to_numpy_dtype
 
-__all__ = ["__version__"]
+__all__ = [
+    "__version__",
+    # dtype-descriptors
+    "DType",
+    "DTypeCategory",
+    "SimpleDType",
+    "CompoundDType",
+    "ScaledDType",
+    "Whole",
+    # interop
+    "to_numpy_dtype",
+    "from_numpy_dtype",
+]

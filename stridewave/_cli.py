@@ -21,12 +21,41 @@ def _version_of(dist: str) -> str:
         return "not installed"
 
 
+def dtype_table() -> list[str]:
+    """Return the registered dtypes as aligned table lines (header first).
+
+    Returns
+    -------
+    list of str
+        One line per registered descriptor, in registration order, with the columns
+        name, kind (``category``/``simple``/``compound``), bits (``-`` when the
+        descriptor has no single width) and the supertype chain, nearest first
+        (e.g. ``Floating > Any``; ``-`` for a root category).
+    """
+    from stridewave.dtypes import DType, SimpleDType
+
+    rows = [("name", "kind", "bits", "supertypes")]
+    for dtype in DType.registered():
+        kind = "category" if dtype.is_category() else "simple" if dtype.is_simple() else "compound"
+        bits = str(dtype.bits) if isinstance(dtype, SimpleDType) else "-"
+        chain = " > ".join(c.name for c in dtype.supertypes()) or "-"
+        rows.append((dtype.name, kind, bits, chain))
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    return [
+        f"  {name:<{widths[0]}}  {kind:<{widths[1]}}  {bits:>{widths[2]}}  {chain}"
+        for name, kind, bits, chain in rows
+    ]
+
+
 def _cmd_info(args: argparse.Namespace) -> int:
     import stridewave
 
     print(f"stridewave {stridewave.__version__}")
     for dist in ("numpy", "ml_dtypes", "mlx"):
         print(f"  {dist:<10} {_version_of(dist)}")
+    print("registered dtypes:")
+    for line in dtype_table():
+        print(line)
     return 0
 
 

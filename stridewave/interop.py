@@ -1,0 +1,137 @@
+"""The NumPy / ml_dtypes mapping of simple dtypes.
+
+====================  =========================  =====
+StrideWeave           NumPy dtype                bits
+====================  =========================  =====
+``DType.Bool``        ``numpy.bool_``            8
+``DType.Int8``        ``numpy.int8``             8
+``DType.Int32``       ``numpy.int32``            32
+``DType.Float32``     ``numpy.float32``          32
+``DType.Float64``     ``numpy.float64``          64
+``DType.E8M0``        ``ml_dtypes.float8_e8m0fnu``  8
+``DType.E5M2``        ``ml_dtypes.float8_e5m2``  8
+``DType.E4M3``        ``ml_dtypes.float8_e4m3fn``  8
+``DType.E3M2``        ``ml_dtypes.float6_e3m2fn``  6
+``DType.E2M3``        ``ml_dtypes.float6_e2m3fn``  6
+``DType.E2M1``        ``ml_dtypes.float4_e2m1fn``  4
+====================  =========================  =====
+
+The sub-byte ``ml_dtypes`` types (6 and 4 bits) occupy one byte per element in NumPy
+arrays.  Categories and compound dtypes have no NumPy dtype.  See CONTRACT section 2,
+"NumPy mapping".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Final
+
+import ml_dtypes
+import numpy as np
+import numpy.typing as npt
+
+from stridewave.dtypes import DType
+
+__all__ = ["from_numpy_dtype", "to_numpy_dtype"]
+
+_TO_NUMPY: Final[Mapping[DType, np.dtype[np.generic]]] = MappingProxyType(
+    {
+        DType.Bool: np.dtype(np.bool_),
+        DType.Int8: np.dtype(np.int8),
+        DType.Int32: np.dtype(np.int32),
+        DType.Float32: np.dtype(np.float32),
+        DType.Float64: np.dtype(np.float64),
+        DType.E8M0: np.dtype(ml_dtypes.float8_e8m0fnu),
+        DType.E5M2: np.dtype(ml_dtypes.float8_e5m2),
+        DType.E4M3: np.dtype(ml_dtypes.float8_e4m3fn),
+        DType.E3M2: np.dtype(ml_dtypes.float6_e3m2fn),
+        DType.E2M3: np.dtype(ml_dtypes.float6_e2m3fn),
+        DType.E2M1: np.dtype(ml_dtypes.float4_e2m1fn),
+    }
+)
+_FROM_NUMPY: Final[Mapping[np.dtype[np.generic], DType]] = MappingProxyType(
+    {v: k for k, v in _TO_NUMPY.items()}
+)
+
+
+def to_numpy_dtype(dtype: DType) -> np.dtype[np.generic]:
+    """Return the NumPy dtype that stores one element of a built-in simple dtype.
+
+    Parameters
+    ----------
+    dtype : DType
+        A built-in simple dtype, e.g. ``DType.Float32`` or ``DType.E4M3``.
+
+    Returns
+    -------
+    numpy.dtype
+        E.g. ``numpy.dtype(numpy.float32)``, or an ``ml_dtypes`` type such as
+        ``float8_e4m3fn`` for the microscaling formats (table in the module docstring).
+
+    Raises
+    ------
+    TypeError
+        If ``dtype`` is not a ``DType``.
+    ValueError
+        If ``dtype`` is a category, a compound dtype, or a simple extension dtype: none
+        of these has a NumPy dtype.
+    """
+    if not isinstance(dtype, DType):
+        raise TypeError(f"to_numpy_dtype() takes a DType; got {dtype!r} ({type(dtype).__name__}).")
+    found = _TO_NUMPY.get(dtype)
+    if found is not None:
+        return found
+    if dtype.is_category():
+        why = "a category (a relationship-only identity with no scalar encoding)"
+    elif dtype.is_compound():
+        why = "a compound dtype stored across several planes; map each of its planes"
+    else:
+        why = "a simple extension dtype with no NumPy or ml_dtypes counterpart"
+    known = ", ".join(repr(d) for d in _TO_NUMPY)
+    raise ValueError(f"{dtype!r} has no NumPy dtype: it is {why}. NumPy dtypes exist for {known}.")
+
+
+def from_numpy_dtype(np_dtype: npt.DTypeLike) -> DType:
+    """Return the simple dtype whose elements a NumPy dtype stores (inverse mapping).
+
+    Parameters
+    ----------
+    np_dtype : numpy.dtype or dtype-like
+        Anything ``numpy.dtype()`` accepts except ``None`` (which NumPy would read as
+        float64), e.g. ``numpy.float32``, ``"int8"`` or ``ml_dtypes.float8_e4m3fn``.
+
+    Returns
+    -------
+    DType
+        The built-in simple dtype, e.g. ``DType.Float32``.
+
+    Raises
+    ------
+    TypeError
+        If ``np_dtype`` is ``None`` or not dtype-like.
+    ValueError
+        If the NumPy dtype has no StrideWeave counterpart (e.g. ``int64``, or a
+        non-native byte order such as ``">f4"``).
+    """
+    if np_dtype is None:
+        raise TypeError(
+            "from_numpy_dtype() takes a NumPy dtype or dtype-like; got None. "
+            "Pass e.g. numpy.float32."
+        )
+    try:
+        resolved = np.dtype(np_dtype)
+    except TypeError as exc:
+        raise TypeError(
+            f"from_numpy_dtype() takes a NumPy dtype or dtype-like; got {np_dtype!r} "
+            f"({type(np_dtype).__name__}), which numpy.dtype() refuses: {exc}"
+        ) from exc
+    found = _FROM_NUMPY.get(resolved)
+    if found is None:
+        known = ", ".join(str(d) for d in _FROM_NUMPY)
+        raise ValueError(
+            f"NumPy dtype {resolved.str!r} ({resolved}) has no StrideWeave dtype; mapped "
+            f"NumPy dtypes (native byte order) are {known}. Convert the array first, "
+            "e.g. arr.astype(numpy.float32)."
+        )
+    return found
