@@ -5,6 +5,15 @@ imports ``mlx`` (the Metal carrier loads it on first construction).
 """
 
 from stridewave._version import __version__
+from stridewave.carriers import (
+    CPU,
+    Carrier,
+    FileBacked,
+    Generic,
+    accepts_storage_dtype,
+    storage_zero,
+    validate_storage_dtype,
+)
 from stridewave.dtypes import CompoundDType, DType, DTypeCategory, ScaledDType, SimpleDType, Whole
 from stridewave.interop import from_numpy_dtype, to_numpy_dtype
 
@@ -17,6 +26,14 @@ __all__ = [
     "CompoundDType",
     "ScaledDType",
     "Whole",
+    # carrier-storage
+    "Carrier",
+    "Generic",
+    "CPU",
+    "FileBacked",
+    "validate_storage_dtype",
+    "accepts_storage_dtype",
+    "storage_zero",
     # interop
     "to_numpy_dtype",
     "from_numpy_dtype",

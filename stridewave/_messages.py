@@ -1,0 +1,255 @@
+"""Error text for the carrier layer: one function per situation.
+
+Every message says what was given, what was expected and how to fix it. The wording
+lives here so that each situation reads the same wherever it is raised, and tests can
+match on it. Functions return ``str``; raising stays with the caller, which picks the
+builtin exception the specification names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+__all__ = [
+    "bad_flag",
+    "bad_index_type",
+    "bad_pointer_type",
+    "bad_size_type",
+    "category_storage",
+    "claim_refused",
+    "compound_storage",
+    "copy_impossible",
+    "duplicate_file",
+    "index_out_of_range",
+    "negative_size",
+    "non_positive_pointer",
+    "not_a_dtype",
+    "not_iterable",
+    "not_owner",
+    "not_writable",
+    "owned_release",
+    "path_component",
+    "released",
+    "unsupported_dtype",
+    "value_overflow",
+    "value_type",
+]
+
+
+def _names(accepted: Iterable[object]) -> str:
+    names = [repr(d) for d in accepted]
+    if not names:
+        return "no dtype"
+    if len(names) == 1:
+        return names[0]
+    return ", ".join(names[:-1]) + " or " + names[-1]
+
+
+def _type_name(value: object) -> str:
+    cls = type(value)
+    module = cls.__module__
+    if module in ("builtins", None):
+        return cls.__qualname__
+    return f"{module}.{cls.__qualname__}"
+
+
+def _short(value: object) -> str:
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - a hostile __repr__ must not hide the real error
+        text = f"<{_type_name(value)} object>"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def not_a_dtype(value: object, *, where: str) -> str:
+    """Text for a ``dtype`` argument that is not a ``DType`` (raised as ``TypeError``)."""
+    return (
+        f"{where} expects dtype to be a stridewave DType such as DType.Float32; got "
+        f"{_short(value)} of type {_type_name(value)}. Use a DType member, or "
+        f"stridewave.from_numpy_dtype(...) to translate a NumPy dtype."
+    )
+
+
+def unsupported_dtype(dtype: object, *, carrier: str, accepted: Iterable[object]) -> str:
+    """Text for a valid simple descriptor outside a carrier's accepted set (``ValueError``)."""
+    return (
+        f"{carrier} storage accepts {_names(accepted)}; got {dtype!r}. "
+        f"Pick one of the accepted dtypes, or a carrier kind that stores {dtype!r}."
+    )
+
+
+def category_storage(dtype: object, *, carrier: str, accepted: Iterable[object]) -> str:
+    """Text for a category given where a storage dtype is needed (``ValueError``)."""
+    return (
+        f"{carrier} storage accepts {_names(accepted)}; got {dtype!r}, a category with no "
+        f"storage encoding. Pass a simple dtype instead."
+    )
+
+
+def compound_storage(dtype: object, *, carrier: str, accepted: Iterable[object]) -> str:
+    """Text for a compound dtype given to homogeneous storage (``ValueError``)."""
+    return (
+        f"{carrier} storage accepts {_names(accepted)}; got {dtype!r}, a compound dtype whose "
+        f"values live in several simple-dtype planes. Homogeneous carrier storage holds one "
+        f"simple dtype and cannot hold multiple planes (multi-plane storage is deferred): "
+        f"allocate one carrier per plane and combine them with Tensor.compound."
+    )
+
+
+def bad_flag(name: str, value: object, *, where: str) -> str:
+    """Text for a boolean keyword such as ``mutable`` or ``empty`` given a non-bool."""
+    return (
+        f"{where} expects {name} to be True or False; got {_short(value)} of type "
+        f"{_type_name(value)}. Pass {name}=bool(...) if you mean its truth value."
+    )
+
+
+def bad_size_type(value: object, *, where: str) -> str:
+    """Text for a size that is not an integer (``TypeError``)."""
+    return (
+        f"{where} expects size to be a non-negative integer number of slots; got "
+        f"{_short(value)} of type {_type_name(value)}. Pass an int (use int(...) or "
+        f"round(...) for a float)."
+    )
+
+
+def negative_size(value: int, *, where: str) -> str:
+    """Text for a negative size (``ValueError``)."""
+    return f"{where} expects a non-negative number of slots; got size={value}. Pass size >= 0."
+
+
+def bad_index_type(value: object, *, where: str) -> str:
+    """Text for an index without ``__index__`` (``TypeError``)."""
+    return (
+        f"{where} expects a physical slot index supporting the integer-index protocol "
+        f"(int, numpy.integer); got {_short(value)} of type {_type_name(value)}. Slices and "
+        f"floats are not slot indices: use numpy.asarray(carrier)[...] to read ranges."
+    )
+
+
+def index_out_of_range(index: int, size: int, *, where: str, carrier: object) -> str:
+    """Text for a physical index outside ``[0, size)`` (``IndexError``)."""
+    hint = (
+        "negative indices do not count from the end here"
+        if index < 0
+        else f"the last slot is {size - 1}"
+        if size
+        else "the carrier has no slots"
+    )
+    return (
+        f"{where} got physical index {index} but {carrier!r} has {size} slot"
+        f"{'' if size == 1 else 's'}, so valid indices are [0, {size}); {hint}."
+    )
+
+
+def bad_pointer_type(value: object) -> str:
+    """Text for a ``pointer`` that is not an integer address (``TypeError``)."""
+    return (
+        f"CPU expects pointer to be a positive integer memory address or None; got "
+        f"{_short(value)} of type {_type_name(value)}. Use CPU.from_numpy(array) to wrap a "
+        f"NumPy array, or pass array.ctypes.data."
+    )
+
+
+def non_positive_pointer(value: int) -> str:
+    """Text for a zero or negative ``pointer`` (``ValueError``)."""
+    return (
+        f"CPU expects pointer to be a positive memory address; got {value}. Pass None to "
+        f"allocate owned storage instead."
+    )
+
+
+def not_iterable(value: object, *, where: str) -> str:
+    """Text for ``values`` that cannot be iterated (``TypeError``)."""
+    return (
+        f"{where} expects values to be an iterable of slot values (list, tuple, 1-D "
+        f"numpy.ndarray, buffer); got {_short(value)} of type {_type_name(value)}. Wrap a "
+        f"single value in a list: [value]."
+    )
+
+
+def value_type(value: object, *, dtype: object, expected: str, fix: str) -> str:
+    """Text for a value whose type the dtype's normalization refuses (``TypeError``)."""
+    return (
+        f"{dtype!r} storage accepts {expected}; got {_short(value)} of type "
+        f"{_type_name(value)}. {fix}"
+    )
+
+
+def value_overflow(value: object, *, dtype: object, limits: str) -> str:
+    """Text for a value outside the dtype's finite range (``OverflowError``)."""
+    return (
+        f"{dtype!r} storage holds {limits}; got {_short(value)}, which does not fit. "
+        f"Clip or rescale the value, or use a wider storage dtype."
+    )
+
+
+def released(carrier: object, action: str) -> str:
+    """Text for storage access on a released carrier (``RuntimeError``)."""
+    return (
+        f"cannot {action} on {carrier!r}: its storage was released and is gone for good. "
+        f"dtype(), supports_storage_dtype() and new_like() still work: build fresh storage "
+        f"with carrier.new_like(values)."
+    )
+
+
+def not_writable(carrier: object, action: str, *, intrinsic: bool, owner: object) -> str:
+    """Text for a write, move or version step the carrier refuses (``RuntimeError``)."""
+    if not intrinsic:
+        return (
+            f"cannot {action} on {carrier!r}: it was constructed with mutable=False. "
+            f"Copy it into mutable storage with carrier.new_like(numpy.asarray(carrier))."
+        )
+    kind = type(owner).__name__
+    return (
+        f"cannot {action} on {carrier!r}: it belongs to {kind} {_short(owner)}; "
+        f"write through the {kind}."
+    )
+
+
+def owned_release(carrier: object, owner: object) -> str:
+    """Text for a direct ``release()`` of an owned carrier (``RuntimeError``)."""
+    kind = type(owner).__name__
+    return (
+        f"cannot release {carrier!r}: it belongs to {kind} {_short(owner)}, which releases "
+        f"it. Release the {kind} instead."
+    )
+
+
+def not_owner(carrier: object, caller: object) -> str:
+    """Text for an access scope opened by something that does not own the carrier."""
+    return (
+        f"cannot open an access scope on {carrier!r} for {_short(caller)}: only its owner "
+        f"may do so. Claim the carrier first, or write to it directly if it is unowned."
+    )
+
+
+def claim_refused(carrier: object, reason: str) -> str:
+    """Text for a claim that fails; nothing was claimed (``RuntimeError``)."""
+    return f"cannot claim {carrier!r}: {reason}. Nothing was claimed."
+
+
+def copy_impossible(carrier: object, requested: object) -> str:
+    """Text for ``numpy.asarray(carrier, dtype=..., copy=False)`` needing a copy."""
+    return (
+        f"numpy.asarray({carrier!r}, copy=False) with dtype {requested} needs a conversion, "
+        f"which cannot be a zero-copy view. Drop copy=False, or omit dtype."
+    )
+
+
+def path_component(filename: str) -> str:
+    """Text for a FileBacked filename that is not a bare file name (``ValueError``)."""
+    return (
+        f"FileBacked expects filename to be a bare file name inside its session directory; "
+        f"got {filename!r}, which has path components. Pass a name like 'weights.f32', or "
+        f"None for a generated one."
+    )
+
+
+def duplicate_file(filename: str, directory: str) -> str:
+    """Text for a FileBacked filename that already exists (``FileExistsError``)."""
+    return (
+        f"FileBacked cannot create {filename!r}: a file of that name already exists in "
+        f"{directory}, and it was left untouched. Pick another name, or None for a "
+        f"generated one."
+    )

@@ -1,0 +1,30 @@
+"""Carriers: typed 1-D storage with a lifecycle (spec: carrier-storage).
+
+======================= ===================================== ===========================
+kind                    backend                               constructible dtypes
+======================= ===================================== ===========================
+:class:`Generic`        1-D ``numpy.ndarray`` built from values Float32, Int32, Bool
+:class:`CPU`            1-D ``numpy.ndarray``, owned or wrapped Float32, Int32, Bool
+:class:`FileBacked`     1-D ``numpy.memmap`` of a raw LE file   Float32, Int32
+======================= ===================================== ===========================
+"""
+
+from stridewave.carriers._base import Carrier
+from stridewave.carriers._cpu import CPU
+from stridewave.carriers._file_backed import FileBacked
+from stridewave.carriers._generic import Generic
+from stridewave.carriers._storage import (
+    accepts_storage_dtype,
+    storage_zero,
+    validate_storage_dtype,
+)
+
+__all__ = [
+    "CPU",
+    "Carrier",
+    "FileBacked",
+    "Generic",
+    "accepts_storage_dtype",
+    "storage_zero",
+    "validate_storage_dtype",
+]

@@ -1,0 +1,46 @@
+"""`_ArrayCarrier`: the backend hooks shared by carriers over a 1-D ``numpy.ndarray``.
+
+Generic and CPU keep a ``numpy.ndarray``; FileBacked a ``numpy.memmap`` (a subclass).
+The hooks bind ``ndarray.item`` and the array itself (``array[i] = v``) directly as the scalar
+accessors, so a scalar read or write costs one bound builtin call past the checks.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from stridewave.carriers._base import Carrier
+
+__all__ = ["_ArrayCarrier"]
+
+
+class _ArrayCarrier(Carrier):
+    """A carrier whose backend is one C-contiguous 1-D ``numpy.ndarray`` in ``_array``."""
+
+    _array: npt.NDArray[Any]
+
+    def _bind_backend(self) -> None:
+        array = self._array
+        self._slots = array.shape[0]
+        self._slot_get = array.item
+        self._slot_store = array
+
+    def _raw_size(self) -> int:
+        return int(self._array.shape[0])
+
+    def _raw_get(self, index: int) -> Any:
+        return self._array.item(index)
+
+    def _raw_set(self, index: int, value: Any) -> None:
+        self._array[index] = value
+
+    def _raw_array(self) -> npt.NDArray[Any]:
+        return self._array
+
+    def _raw_release(self) -> None:
+        # Drop the only reference the carrier holds; views exported earlier keep the
+        # buffer alive through their own references, so nothing points at freed memory.
+        self._array = np.empty(0, dtype=self._array.dtype)

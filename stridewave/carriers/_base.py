@@ -1,0 +1,619 @@
+"""`Carrier`: the abstract storage boundary, public methods as templates over ``_raw_*`` hooks.
+
+A carrier owns or references one 1-D homogeneous storage sequence of physical slots.
+The public methods here implement the specification once; a concrete kind supplies
+only the backend hooks below and never re-implements a check.
+
+Backend hooks (override in a subclass)
+--------------------------------------
+``_raw_size() -> int``
+    Number of physical slots of the live backend buffer.
+``_raw_get(index: int) -> float | int | bool``
+    Read slot ``index`` (already checked to be in range) as a Python scalar.
+``_raw_set(index: int, value: float | int | bool) -> None``
+    Write an already-normalized Python scalar into slot ``index``.
+``_raw_array() -> numpy.ndarray``
+    The live 1-D backing array for bulk work (a NumPy view for non-NumPy backends),
+    ``(size,)`` in the storage NumPy dtype. Used by ``__array__``, iteration and the
+    default ``_raw_scatter``. Never exposed writable to users.
+``_raw_scatter(indices: ndarray[intp], values: ndarray) -> None``
+    Vectorized write of normalized ``values`` at checked ``indices``; the default
+    assigns into ``_raw_array()``. Metal overrides it with one MLX assignment.
+``_raw_release() -> None``
+    Let the backend go (unmap, unlink, drop references). Called at most once.
+``_raw_new_like(values, *, mutable, dtype) -> Self`` and
+``_raw_allocate_like(size, *, mutable, dtype, empty) -> Self``
+    Build fresh storage of the same kind; arguments are already validated. They
+    must not touch the receiver's storage (the receiver may be released).
+
+Bookkeeping a subclass must do: at the end of ``__init__``, after every validation
+and allocation, call ``self._init_carrier(dtype, mutable=...)``; whenever the backend
+buffer or its size changes (``FileBacked.resize``, an Evictable residency move),
+call ``self._bind_backend()`` so the cached scalar accessors follow (the default caches
+``_raw_size()``, ``_raw_get`` and a ``store[i] = v`` adapter over ``_raw_set``; an
+ndarray-backed kind caches ``array.item`` and the array itself). Class tables
+``_SUPPORTED_STORAGE`` (the spec's structural support row) and
+``_CONSTRUCTIBLE_STORAGE`` (what constructors and factories accept) declare dtype
+support; ``None`` means "only the dtype currently held", the conservative answer
+the spec asks of an ordinary custom carrier. A composite overrides the methods
+``_supported_storage_dtypes()``/``_constructible_storage_dtypes()`` instead.
+
+Write paths and the lifecycle: see :mod:`stridewave._lifecycle`. The scalar paths are
+inlined here (one cached flag, one index check, one normalizer call, one backend
+call, one version step) so that per-element access stays within a small multiple of
+NumPy's own ``ndarray.item``/``__setitem__``.
+"""
+
+from __future__ import annotations
+
+import abc
+import operator
+from collections.abc import Callable, Iterator
+from typing import Any, ClassVar
+
+import numpy as np
+import numpy.typing as npt
+from typing_extensions import Self
+
+from stridewave import _messages
+from stridewave._lifecycle import _Lifecycle
+from stridewave.carriers._normalize import (
+    fast_path,
+    materialize,
+    scalar_normalizer,
+    storage_numpy_dtype,
+)
+from stridewave.carriers._storage import accepts_storage_dtype, validate_storage_dtype
+from stridewave.dtypes import DType
+
+__all__ = ["Carrier", "check_flag", "check_size"]
+
+
+def _as_index(index: object, where: str) -> int:
+    try:
+        return operator.index(index)  # type: ignore[arg-type,unused-ignore]
+    except TypeError:
+        raise TypeError(_messages.bad_index_type(index, where=where)) from None
+
+
+class _RawSetter:
+    """Adapter giving ``_raw_set`` the ``store[index] = value`` form the hot path uses."""
+
+    __slots__ = ("_carrier",)
+
+    def __init__(self, carrier: Carrier) -> None:
+        self._carrier = carrier
+
+    def __setitem__(self, index: int, value: Any) -> None:
+        self._carrier._raw_set(index, value)
+
+
+def check_size(size: object, *, where: str) -> int:
+    """Return ``size`` as a non-negative ``int`` slot count.
+
+    Parameters
+    ----------
+    size : int-like
+        A slot count supporting the integer-index protocol.
+    where : str
+        Caller name for diagnostics.
+
+    Returns
+    -------
+    int
+        The slot count.
+
+    Raises
+    ------
+    TypeError
+        If ``size`` has no ``__index__`` (a float, a string, None).
+    ValueError
+        If ``size`` is negative.
+    """
+    try:
+        n = operator.index(size)  # type: ignore[arg-type,unused-ignore]
+    except TypeError:
+        raise TypeError(_messages.bad_size_type(size, where=where)) from None
+    if n < 0:
+        raise ValueError(_messages.negative_size(n, where=where))
+    return n
+
+
+def check_flag(name: str, value: object, *, where: str) -> bool:
+    """Return ``value`` if it is a ``bool`` (or ``numpy.bool_``), else raise ``TypeError``.
+
+    Parameters
+    ----------
+    name : str
+        Keyword name, e.g. ``"mutable"``.
+    value : object
+        The given value.
+    where : str
+        Caller name for diagnostics.
+
+    Returns
+    -------
+    bool
+        ``value`` as a Python bool.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a bool.
+    """
+    if value is True or value is False:
+        return value
+    if type(value) is np.bool_:
+        return bool(value)
+    raise TypeError(_messages.bad_flag(name, value, where=where))
+
+
+class Carrier(_Lifecycle, abc.ABC):
+    """One-dimensional homogeneous physical storage with a lifecycle.
+
+    A carrier is the dtype-support, lifecycle, mutation/version and dispatch boundary
+    for one storage sequence of ``size()`` slots, all of ``dtype()``. It is abstract:
+    use :class:`~stridewave.Generic`, :class:`~stridewave.CPU` or
+    :class:`~stridewave.FileBacked` (and, with their issues, Metal and Evictable).
+
+    Lifecycle: *live* (reads work; writes work while ``is_mutable()``), *owned* (a
+    composite claimed it: outside writes, moves and release refuse), *released*
+    (terminal: storage gone; ``dtype()``, ``supports_storage_dtype()``, ``new_like()``
+    and ``allocate_like()`` still work, ``size()`` reports 0). ``version`` counts
+    successful value mutations.
+
+    NumPy interop: ``numpy.asarray(carrier)`` is a read-only zero-copy view (on a
+    read-only buffer, so its ``writeable`` flag cannot be turned back on);
+    ``numpy.array(carrier)`` or ``copy=True`` gives a writable copy.
+    """
+
+    _SUPPORTED_STORAGE: ClassVar[tuple[DType, ...] | None] = None
+    _CONSTRUCTIBLE_STORAGE: ClassVar[tuple[DType, ...] | None] = None
+
+    _dtype: DType
+    _slots: int
+    _slot_get: Callable[[int], Any]
+    _slot_store: Any  # supports ``store[index] = value``
+    _norm: Callable[[object], Any]
+    _fast_type: type | None
+    _fast_low: Any
+    _fast_high: Any
+
+    # -- construction bookkeeping ---------------------------------------------------
+
+    def _init_carrier(self, dtype: DType, *, mutable: bool) -> None:
+        """Finish construction: dtype, normalizer, lifecycle, scalar accessors."""
+        self._dtype = dtype
+        self._norm = self._scalar_normalizer()
+        self._fast_type, self._fast_low, self._fast_high = fast_path(dtype)
+        self._init_lifecycle(mutable=mutable)
+        self._bind_backend()
+
+    def _scalar_normalizer(self) -> Callable[[object], Any]:
+        """Return the scalar normalizer for the held dtype (override for other dtypes)."""
+        return scalar_normalizer(self._dtype)
+
+    def _bind_backend(self) -> None:
+        """Cache the slot count and scalar accessors; call after the buffer changes."""
+        self._slots = self._raw_size()
+        self._slot_get = self._raw_get
+        self._slot_store = _RawSetter(self)
+
+    def _unbind_backend(self) -> None:
+        self._slots = 0
+        self._slot_get = self._raw_get
+        self._slot_store = _RawSetter(self)
+
+    # -- backend hooks ----------------------------------------------------------------
+
+    @abc.abstractmethod
+    def _raw_size(self) -> int:
+        """Return the live backend's number of slots."""
+
+    @abc.abstractmethod
+    def _raw_get(self, index: int) -> Any:
+        """Return slot ``index`` (in range) as a Python scalar."""
+
+    @abc.abstractmethod
+    def _raw_set(self, index: int, value: Any) -> None:
+        """Store the normalized Python scalar ``value`` into slot ``index`` (in range)."""
+
+    @abc.abstractmethod
+    def _raw_array(self) -> npt.NDArray[Any]:
+        """Return the live 1-D backing array, shape ``(size,)``, for bulk work."""
+
+    @abc.abstractmethod
+    def _raw_release(self) -> None:
+        """Relinquish the backend storage."""
+
+    @abc.abstractmethod
+    def _raw_new_like(self, values: object, *, mutable: bool, dtype: DType) -> Self:
+        """Build fresh storage of this kind holding ``values`` (validated arguments)."""
+
+    @abc.abstractmethod
+    def _raw_allocate_like(self, size: int, *, mutable: bool, dtype: DType, empty: bool) -> Self:
+        """Build fresh storage of this kind with ``size`` slots (validated arguments)."""
+
+    def _raw_scatter(self, indices: npt.NDArray[np.intp], values: npt.NDArray[Any]) -> None:
+        """Write normalized ``values`` at checked physical ``indices`` in one vector op."""
+        self._raw_array()[indices] = values
+
+    def _normalize_many(self, values: object, *, where: str = "scatter") -> npt.NDArray[Any]:
+        """Normalize many values for this carrier's dtype, vectorized for ndarrays.
+
+        Returns a 1-D array in the storage NumPy dtype; raises ``TypeError`` or
+        ``OverflowError`` per the normalization table. Used by bulk write paths.
+        """
+        array, _fresh = materialize(
+            values, self._dtype, storage_numpy_dtype(self._dtype), where=where
+        )
+        return array
+
+    # -- the storage sequence -----------------------------------------------------------
+
+    def size(self) -> int:
+        """Return the number of physical slots (elements); 0 once released.
+
+        Returns
+        -------
+        int
+            Non-negative slot count.
+        """
+        return self._slots
+
+    def dtype(self) -> DType:
+        """Return the single storage dtype of every slot (available after release too).
+
+        Returns
+        -------
+        DType
+            The storage descriptor, e.g. ``DType.Float32``.
+        """
+        return self._dtype
+
+    def get_value(self, index: object) -> Any:
+        """Return the value at physical slot ``index`` as a Python scalar.
+
+        Parameters
+        ----------
+        index : int-like
+            Physical slot, ``0 <= index < size()``; any object with ``__index__``.
+
+        Returns
+        -------
+        float, int or bool
+            ``float`` for Float32 (binary32-exact), ``int`` for Int32, ``bool`` for Bool.
+
+        Raises
+        ------
+        RuntimeError
+            If the carrier is released.
+        TypeError
+            If ``index`` does not support the integer-index protocol.
+        IndexError
+            If ``index`` is negative or at least ``size()``.
+        """
+        if self._released:
+            raise RuntimeError(_messages.released(self, "get_value"))
+        i = index if type(index) is int else _as_index(index, "get_value")
+        if i < 0 or i >= self._slots:
+            raise IndexError(
+                _messages.index_out_of_range(
+                    i,
+                    self._slots,
+                    where="get_value",
+                    carrier=self,
+                )
+            )
+        return self._slot_get(i)
+
+    def set_value(self, index: object, value: object) -> None:
+        """Write one slot, normalizing ``value`` for the dtype; advance ``version`` once.
+
+        Parameters
+        ----------
+        index : int-like
+            Physical slot, ``0 <= index < size()``.
+        value : object
+            New value; must satisfy the dtype's normalization row (see
+            :mod:`stridewave.carriers._normalize`).
+
+        Raises
+        ------
+        RuntimeError
+            If the carrier is released, intrinsically immutable, or owned by another
+            carrier outside the owner's access scope.
+        TypeError
+            If ``index`` has no ``__index__``, or the dtype refuses ``value``'s type.
+        IndexError
+            If ``index`` is out of range.
+        OverflowError
+            If ``value`` is outside the dtype's range.
+
+        Notes
+        -----
+        Checks run in that order, all before the slot is touched: a failed call
+        leaves the value and ``version`` unchanged.
+        """
+        if not self._writable:
+            self._refuse("set_value")
+        i = index if type(index) is int else _as_index(index, "set_value")
+        if i < 0 or i >= self._slots:
+            raise IndexError(
+                _messages.index_out_of_range(
+                    i,
+                    self._slots,
+                    where="set_value",
+                    carrier=self,
+                )
+            )
+        if type(value) is self._fast_type and self._fast_low <= value <= self._fast_high:
+            self._slot_store[i] = value  # the common exact-type, in-range case of the table
+        else:
+            self._slot_store[i] = self._norm(value)
+        self._version += 1
+
+    def __getitem__(self, index: object) -> Any:
+        """Return ``get_value(index)``; slices are refused (use ``numpy.asarray``)."""
+        if self._released:
+            raise RuntimeError(_messages.released(self, "read carrier[index]"))
+        i = index if type(index) is int else _as_index(index, "carrier[index]")
+        if i < 0 or i >= self._slots:
+            raise IndexError(
+                _messages.index_out_of_range(
+                    i,
+                    self._slots,
+                    where="carrier[index]",
+                    carrier=self,
+                )
+            )
+        return self._slot_get(i)
+
+    def __setitem__(self, index: object, value: object) -> None:
+        """Do ``set_value(index, value)``: same checks, same single version step."""
+        if not self._writable:
+            self._refuse("write carrier[index]")
+        i = index if type(index) is int else _as_index(index, "carrier[index]")
+        if i < 0 or i >= self._slots:
+            raise IndexError(
+                _messages.index_out_of_range(
+                    i,
+                    self._slots,
+                    where="carrier[index]",
+                    carrier=self,
+                )
+            )
+        if type(value) is self._fast_type and self._fast_low <= value <= self._fast_high:
+            self._slot_store[i] = value  # the common exact-type, in-range case of the table
+        else:
+            self._slot_store[i] = self._norm(value)
+        self._version += 1
+
+    def __len__(self) -> int:
+        """Return ``size()`` (0 once released)."""
+        return self._slots
+
+    def __iter__(self) -> Iterator[Any]:
+        """Iterate over a snapshot of the slot values, as Python scalars.
+
+        Raises
+        ------
+        RuntimeError
+            If the carrier is released.
+        """
+        self._require_live("iterate")
+        values: list[Any] = self._raw_array().tolist()
+        return iter(values)
+
+    def __repr__(self) -> str:
+        """Name the kind, dtype, size and state, e.g. ``CPU(DType.Float32, size=8, live)``."""
+        return (
+            f"{type(self).__name__}({self._dtype!r}, size={self._slots}, "
+            f"{', '.join(self._state_words())})"
+        )
+
+    # -- dtype support ------------------------------------------------------------------
+
+    def _supported_storage_dtypes(self) -> tuple[DType, ...]:
+        table = type(self)._SUPPORTED_STORAGE
+        return (self._dtype,) if table is None else table
+
+    def _constructible_storage_dtypes(self) -> tuple[DType, ...]:
+        table = type(self)._CONSTRUCTIBLE_STORAGE
+        return (self._dtype,) if table is None else table
+
+    def supports_storage_dtype(self, dtype: DType) -> bool:
+        """Return whether this carrier kind can hold homogeneous storage of ``dtype``.
+
+        Structural and exact: answered by descriptor identity from the kind's table,
+        allocating and mutating nothing, independent of the current dtype, size,
+        mutability, ownership and release state. A custom carrier without a table
+        reports only the dtype it holds. ``True`` is no promise that a constructor
+        accepts the descriptor (categories are reported where the spec lists them, but
+        constructors refuse every category).
+
+        Parameters
+        ----------
+        dtype : DType
+            The descriptor to ask about.
+
+        Returns
+        -------
+        bool
+            ``True`` if ``dtype`` is in the kind's supported set, ``False`` for any
+            other valid descriptor (compound dtypes included).
+
+        Raises
+        ------
+        TypeError
+            If ``dtype`` is not a ``DType``.
+        """
+        if not isinstance(dtype, DType):
+            raise TypeError(
+                _messages.not_a_dtype(dtype, where=f"{type(self).__name__}.supports_storage_dtype")
+            )
+        return accepts_storage_dtype(dtype, self._supported_storage_dtypes())
+
+    def _factory_dtype(self, dtype: object) -> DType:
+        if dtype is None:
+            return self._dtype
+        return validate_storage_dtype(
+            dtype, carrier=type(self).__name__, accepted=self._constructible_storage_dtypes()
+        )
+
+    # -- factories ----------------------------------------------------------------------
+
+    def new_like(self, values: object, *, mutable: bool = True, dtype: DType | None = None) -> Self:
+        """Return fresh storage of the same kind holding ``values``.
+
+        Works on a released receiver (it reads nothing from it). ``numpy.ndarray`` and
+        buffer inputs take a vectorized path (no per-element Python loop; no copy
+        beyond the one into the fresh storage).
+
+        Parameters
+        ----------
+        values : iterable
+            Ordered slot values (``n`` of them), consumed once. ``None`` items are
+            holes and read as the dtype's zero.
+        mutable : bool, optional
+            Intrinsic mutability of the result (default ``True``).
+        dtype : DType or None, optional
+            Storage dtype of the result; ``None`` (default) keeps the receiver's.
+
+        Returns
+        -------
+        Carrier
+            A fresh carrier of the receiver's concrete kind, ``size() == n``,
+            ``version == 0``, independent of the receiver and of ``values``.
+
+        Raises
+        ------
+        TypeError
+            If ``dtype`` is not a DType, ``mutable`` is not a bool, ``values`` is not
+            iterable, or a value's type is refused by the normalization table.
+        ValueError
+            If ``dtype`` is outside the kind's constructible set (categories,
+            compound dtypes, other encodings).
+        OverflowError
+            If a value is out of the dtype's range.
+        """
+        target = self._factory_dtype(dtype)
+        flag = check_flag("mutable", mutable, where=f"{type(self).__name__}.new_like")
+        return self._raw_new_like(values, mutable=flag, dtype=target)
+
+    def allocate_like(
+        self,
+        size: int,
+        *,
+        mutable: bool = True,
+        dtype: DType | None = None,
+        empty: bool = False,
+    ) -> Self:
+        """Return fresh storage of the same kind with ``size`` slots.
+
+        Parameters
+        ----------
+        size : int-like
+            Number of slots (elements), ``>= 0``.
+        mutable : bool, optional
+            Intrinsic mutability of the result (default ``True``).
+        dtype : DType or None, optional
+            Storage dtype of the result; ``None`` (default) keeps the receiver's.
+        empty : bool, optional
+            Allow skipping initialization (default ``False``). CPU may then return
+            unspecified contents (write every slot before reading); Generic and
+            FileBacked always initialize.
+
+        Returns
+        -------
+        Carrier
+            A fresh carrier of the receiver's kind; with ``empty=False`` every slot
+            holds the dtype's zero (``0.0``, ``0``, ``False``).
+
+        Raises
+        ------
+        TypeError
+            If ``size`` has no ``__index__``, ``dtype`` is not a DType, or a flag is
+            not a bool.
+        ValueError
+            If ``size`` is negative, or ``dtype`` is outside the constructible set.
+        """
+        where = f"{type(self).__name__}.allocate_like"
+        n = check_size(size, where=where)
+        target = self._factory_dtype(dtype)
+        flag = check_flag("mutable", mutable, where=where)
+        skip = check_flag("empty", empty, where=where)
+        return self._raw_allocate_like(n, mutable=flag, dtype=target, empty=skip)
+
+    # -- release --------------------------------------------------------------------------
+
+    def release(self) -> None:
+        """Release the storage for good; idempotent.
+
+        Raises
+        ------
+        RuntimeError
+            If another carrier owns this one and its access scope is not open (the
+            owner releases it). Immutability does not prevent release.
+
+        Notes
+        -----
+        NumPy views exported earlier keep their buffer alive; the carrier's own
+        accessors fail with ``RuntimeError`` from now on, and ``size()`` is 0.
+        """
+        if self._released:
+            return
+        self._require_releasable()
+        self._raw_release()
+        self._mark_released()
+        self._unbind_backend()
+
+    # -- NumPy interop ------------------------------------------------------------------
+
+    def __array__(
+        self, dtype: npt.DTypeLike | None = None, copy: bool | None = None
+    ) -> npt.NDArray[Any]:
+        """Export the slots to NumPy (protocol of NumPy 2).
+
+        Parameters
+        ----------
+        dtype : numpy dtype-like, optional
+            Requested NumPy dtype; a different one than the storage's needs a copy.
+        copy : bool or None, optional
+            ``None`` (default): a read-only zero-copy view when possible, else a
+            converted copy. ``True``: always a fresh writable copy. ``False``: a view
+            or ``ValueError``.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(size(),)``. Views sit on a read-only buffer, so no write can
+            bypass mutability or the version counter.
+
+        Raises
+        ------
+        RuntimeError
+            If the carrier is released.
+        ValueError
+            If ``copy=False`` and ``dtype`` needs a conversion.
+        """
+        self._require_live("export to NumPy")
+        raw = self._raw_array()
+        if copy:
+            return np.array(raw, dtype=dtype, copy=True)
+        if dtype is not None and np.dtype(dtype) != raw.dtype:
+            if copy is False:
+                raise ValueError(_messages.copy_impossible(self, np.dtype(dtype)))
+            return raw.astype(dtype)
+        return self._readonly_view(raw)
+
+    @staticmethod
+    def _readonly_view(raw: npt.NDArray[Any]) -> npt.NDArray[Any]:
+        """Return a zero-copy view of ``raw`` on a read-only buffer (cannot be re-enabled)."""
+        if not raw.flags.c_contiguous:
+            raw = np.ascontiguousarray(raw)
+        view: npt.NDArray[Any] = np.frombuffer(
+            memoryview(raw).toreadonly(),  # type: ignore[arg-type,unused-ignore]
+            dtype=raw.dtype,
+        )
+        return view

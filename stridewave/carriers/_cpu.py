@@ -1,0 +1,218 @@
+"""`CPU`: typed host storage, owned (a fresh ``numpy.ndarray``) or wrapping external memory."""
+
+from __future__ import annotations
+
+import ctypes
+import operator
+from typing import Any, ClassVar, Final
+
+import numpy as np
+import numpy.typing as npt
+from typing_extensions import Self, override
+
+from stridewave import _messages
+from stridewave.carriers._array_backed import _ArrayCarrier
+from stridewave.carriers._base import check_flag, check_size
+from stridewave.carriers._normalize import materialize, storage_numpy_dtype
+from stridewave.carriers._storage import validate_storage_dtype
+from stridewave.dtypes import DType
+
+__all__ = ["CPU"]
+
+_CPU_DTYPES: Final[tuple[DType, ...]] = (DType.Float32, DType.Int32, DType.Bool)
+
+
+def _wrap_address(pointer: int, size: int, np_dtype: np.dtype[Any]) -> npt.NDArray[Any]:
+    nbytes = size * np_dtype.itemsize
+    buffer = (ctypes.c_char * nbytes).from_address(pointer)
+    array: npt.NDArray[Any] = np.frombuffer(
+        buffer,  # type: ignore[call-overload,unused-ignore]
+        dtype=np_dtype,
+        count=size,
+    )
+    return array
+
+
+class CPU(_ArrayCarrier):
+    """Typed host storage: a 1-D ``numpy.ndarray``, one element per slot.
+
+    Parameters
+    ----------
+    size : int-like
+        Number of slots (elements), ``>= 0``.
+    pointer : int or None, optional
+        ``None`` (default): own a new allocation. A positive integer: wrap the
+        existing memory at that address (``size * itemsize`` bytes, suitably
+        aligned) without owning it, initializing it, or changing it. The caller
+        keeps that memory alive and valid for the carrier's whole life and for
+        every NumPy view exported from it; :meth:`from_numpy` does this for a NumPy
+        array.
+    mutable : bool, optional
+        Intrinsic mutability (default ``True``).
+    dtype : DType, optional
+        ``DType.Float32`` (default), ``DType.Int32`` or ``DType.Bool``
+        (binary32, two's-complement 32-bit, one byte 0/1 per slot).
+    empty : bool, optional
+        With an owned allocation, skip zero-initialization (default ``False``);
+        every slot must then be written before it is read. Ignored when wrapping.
+
+    Raises
+    ------
+    TypeError
+        If ``size`` or ``pointer`` is not an integer, ``dtype`` is not a DType, or a
+        flag is not a bool.
+    ValueError
+        If ``size`` is negative, ``pointer`` is not positive, or ``dtype`` is not one
+        of Float32, Int32 and Bool (categories and compound dtypes included).
+
+    Notes
+    -----
+    Implements "CPU owns or wraps typed host storage". Reads return Python scalars
+    (zero-copy ``item``); ``numpy.asarray(cpu)`` is a read-only zero-copy view.
+    ``release()`` drops the carrier's reference: owned memory is freed once no
+    exported view remains; wrapped memory is never freed by the carrier.
+    Supported storage dtypes: Float32, Int32, Bool.
+    """
+
+    _SUPPORTED_STORAGE: ClassVar[tuple[DType, ...] | None] = _CPU_DTYPES
+    _CONSTRUCTIBLE_STORAGE: ClassVar[tuple[DType, ...] | None] = _CPU_DTYPES
+
+    _address: int
+    _wraps: bool
+
+    def __init__(
+        self,
+        size: int,
+        pointer: int | None = None,
+        *,
+        mutable: bool = True,
+        dtype: DType = DType.Float32,
+        empty: bool = False,
+    ) -> None:
+        n = check_size(size, where="CPU")
+        dtype = validate_storage_dtype(dtype, carrier="CPU", accepted=_CPU_DTYPES)
+        flag = check_flag("mutable", mutable, where="CPU")
+        skip = check_flag("empty", empty, where="CPU")
+        np_dtype = storage_numpy_dtype(dtype)
+        if pointer is None:
+            self._array = np.empty(n, dtype=np_dtype) if skip else np.zeros(n, dtype=np_dtype)
+            self._wraps = False
+        else:
+            if isinstance(pointer, (bool, np.bool_)):
+                raise TypeError(_messages.bad_pointer_type(pointer))
+            try:
+                address = operator.index(pointer)
+            except TypeError:
+                raise TypeError(_messages.bad_pointer_type(pointer)) from None
+            if address <= 0:
+                raise ValueError(_messages.non_positive_pointer(address))
+            self._array = _wrap_address(address, n, np_dtype)
+            self._wraps = True
+        self._init_carrier(dtype, mutable=flag)
+
+    @classmethod
+    def _from_owned_array(cls, array: npt.NDArray[Any], dtype: DType, *, mutable: bool) -> Self:
+        """Adopt ``array`` (fresh, C-contiguous, storage dtype) without copying."""
+        self = cls.__new__(cls)
+        self._array = array
+        self._wraps = False
+        self._init_carrier(dtype, mutable=mutable)
+        return self
+
+    @classmethod
+    def from_numpy(cls, array: npt.NDArray[Any], *, mutable: bool = True) -> Self:
+        """Wrap a NumPy array's memory (zero-copy), keeping the array alive.
+
+        The result reads and writes ``array``'s buffer directly, like
+        ``CPU(array.size, pointer=array.ctypes.data, dtype=...)``, but also holds a
+        reference to ``array`` (and so does every NumPy view exported from the
+        carrier), so the memory stays valid for as long as any of them is used.
+
+        Parameters
+        ----------
+        array : numpy.ndarray
+            1-D, C-contiguous, dtype ``float32``, ``int32`` or ``bool`` (native order).
+        mutable : bool, optional
+            Intrinsic mutability (default ``True``); ``True`` needs a writeable array.
+
+        Returns
+        -------
+        CPU
+            A carrier of ``array.size`` slots of the matching DType.
+
+        Raises
+        ------
+        TypeError
+            If ``array`` is not a ``numpy.ndarray``.
+        ValueError
+            If ``array`` is not 1-D and C-contiguous, has another dtype, or is
+            read-only while ``mutable=True``.
+        """
+        if not isinstance(array, np.ndarray):
+            raise TypeError(
+                f"CPU.from_numpy expects a numpy.ndarray; got {type(array).__name__}. "
+                f"Convert with numpy.ascontiguousarray(values, dtype=numpy.float32)."
+            )
+        flag = check_flag("mutable", mutable, where="CPU.from_numpy")
+        table = {
+            np.dtype(np.float32): DType.Float32,
+            np.dtype(np.int32): DType.Int32,
+            np.dtype(np.bool_): DType.Bool,
+        }
+        dtype = table.get(array.dtype)
+        if dtype is None or array.ndim != 1 or not array.flags.c_contiguous:
+            raise ValueError(
+                f"CPU.from_numpy expects a 1-D C-contiguous array of float32, int32 or bool "
+                f"(native byte order); got shape {array.shape}, dtype {array.dtype}, "
+                f"c_contiguous={array.flags.c_contiguous}. Use "
+                f"numpy.ascontiguousarray(array.ravel(), dtype=numpy.float32) (a copy)."
+            )
+        if flag and not array.flags.writeable:
+            raise ValueError(
+                "CPU.from_numpy got a read-only array with mutable=True; pass mutable=False "
+                "or a writeable array."
+            )
+        self = cls.__new__(cls)
+        self._array = array.view()
+        self._wraps = True
+        self._init_carrier(dtype, mutable=flag)
+        return self
+
+    def pointer(self) -> int:
+        """Return the positive integer address of slot 0.
+
+        Returns
+        -------
+        int
+            The address of the owned allocation, or the wrapped ``pointer``.
+
+        Raises
+        ------
+        RuntimeError
+            If the carrier is released.
+        """
+        self._require_live("pointer")
+        address: int = self._array.ctypes.data
+        return address
+
+    def is_wrapping(self) -> bool:
+        """Return whether the carrier wraps external memory (``pointer`` or ``from_numpy``).
+
+        Returns
+        -------
+        bool
+            ``True`` when the memory is not owned by the carrier.
+        """
+        return self._wraps
+
+    @override
+    def _raw_new_like(self, values: object, *, mutable: bool, dtype: DType) -> Self:
+        np_dtype = storage_numpy_dtype(dtype)
+        array, fresh = materialize(values, dtype, np_dtype, where="CPU.new_like")
+        if not fresh or not array.flags.c_contiguous:
+            array = np.array(array, dtype=np_dtype, copy=True, order="C")
+        return type(self)._from_owned_array(array, dtype, mutable=mutable)
+
+    @override
+    def _raw_allocate_like(self, size: int, *, mutable: bool, dtype: DType, empty: bool) -> Self:
+        return type(self)(size, mutable=mutable, dtype=dtype, empty=empty)

@@ -1,0 +1,292 @@
+"""`FileBacked`: a raw little-endian numeric file in a hidden per-process directory.
+
+Files and cleanup
+-----------------
+Each process that creates FileBacked storage gets one hidden session directory,
+``<tempfile.gettempdir()>/.stridewave-<pid>-<random>``, made on first use with
+``tempfile.mkdtemp`` (mode 0700). A carrier's file lives in it and holds
+``size * 4`` bytes: slot ``i`` at byte ``4 * i``, ``<f4`` or ``<i4``.
+
+The file is removed when the carrier is released, when it is garbage collected
+(``weakref.finalize``), and at interpreter exit; the directory is removed at exit
+(``atexit``). Every cleanup path first compares ``os.getpid()`` with the pid that
+created the file or directory, so a forked child (``os.fork`` or ``multiprocessing``
+with the fork start method, whose exit handlers and finalizers run on recent
+Pythons) never deletes its parent's files; a child that needs FileBacked storage
+makes its own session directory.
+
+Memory safety: unlinking a file does not unmap it. A NumPy view exported before
+``release()`` or before a shrinking ``resize()`` keeps its mapping valid (shrinking
+writes the kept prefix to a new file that replaces the old name, so the old
+mapping never loses pages under it).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import shutil
+import tempfile
+import threading
+import uuid
+import weakref
+from typing import Any, ClassVar, Final
+
+import numpy as np
+import numpy.typing as npt
+from typing_extensions import Self, override
+
+from stridewave import _messages
+from stridewave.carriers._array_backed import _ArrayCarrier
+from stridewave.carriers._base import check_flag, check_size
+from stridewave.carriers._normalize import materialize, storage_numpy_dtype
+from stridewave.carriers._storage import validate_storage_dtype
+from stridewave.dtypes import DType
+
+__all__ = ["FileBacked", "session_directory"]
+
+_FILE_SUPPORTED: Final[tuple[DType, ...]] = (DType.Floating, DType.Float32, DType.Int32)
+_FILE_CONCRETE: Final[tuple[DType, ...]] = (DType.Float32, DType.Int32)
+
+_lock = threading.Lock()
+_session: tuple[int, str] | None = None  # (pid, directory) of this process
+
+
+def _remove_session(directory: str, pid: int) -> None:
+    """At-exit hook: remove the session directory, only in the process that made it."""
+    if os.getpid() != pid:
+        return
+    shutil.rmtree(directory, ignore_errors=True)
+
+
+def _remove_file(path: str, pid: int) -> None:
+    """Unlink one carrier file (finalizer), only in the process that created it."""
+    if os.getpid() != pid:
+        return
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+
+
+def session_directory() -> str:
+    """Return this process's hidden FileBacked directory, creating it on first use.
+
+    Returns
+    -------
+    str
+        Absolute path of a dot-prefixed directory under ``tempfile.gettempdir()``,
+        removed at interpreter exit by the process that created it.
+
+    Raises
+    ------
+    OSError
+        If the directory cannot be created.
+    """
+    global _session
+    with _lock:
+        pid = os.getpid()
+        if _session is None or _session[0] != pid or not os.path.isdir(_session[1]):
+            directory = tempfile.mkdtemp(prefix=f".stridewave-{pid}-")
+            atexit.register(_remove_session, directory, pid)
+            _session = (pid, directory)
+        return _session[1]
+
+
+def _check_filename(filename: object) -> str | None:
+    if filename is None:
+        return None
+    if not isinstance(filename, str):
+        raise TypeError(
+            f"FileBacked expects filename to be a str or None; got {type(filename).__name__}. "
+            f"Pass a bare name like 'weights.f32'."
+        )
+    separators = {"/", "\\", os.sep} | ({os.altsep} if os.altsep else set())
+    if (
+        not filename
+        or filename in (".", "..")
+        or "\0" in filename
+        or any(sep in filename for sep in separators)
+    ):
+        raise ValueError(_messages.path_component(filename))
+    return filename
+
+
+def _create_file(name: str | None, directory: str) -> str:
+    """Create a new empty file (never replacing one) and return its path."""
+    generated = name is None
+    path = os.path.join(directory, name if name is not None else f"{uuid.uuid4().hex}.raw")
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
+    except FileExistsError:
+        if generated:  # practically impossible; try a fresh name once more
+            return _create_file(None, directory)
+        raise FileExistsError(_messages.duplicate_file(name or "", directory)) from None
+    os.close(fd)
+    return path
+
+
+class FileBacked(_ArrayCarrier):
+    """Storage in a raw little-endian file: a 1-D ``numpy.memmap``, one element per slot.
+
+    Parameters
+    ----------
+    filename : str or None, optional
+        Bare file name inside the hidden session directory (see
+        :func:`session_directory`); ``None`` (default) generates a unique one.
+    mutable : bool, optional
+        Intrinsic mutability (default ``True``). An immutable carrier maps its file
+        read-only.
+    dtype : DType
+        Required, keyword-only: ``DType.Float32`` (``<f4``) or ``DType.Int32``
+        (``<i4``), 4 bytes per slot.
+
+    Raises
+    ------
+    TypeError
+        If ``dtype`` is missing, positional, or not a DType; ``filename`` is not a
+        str; a flag is not a bool.
+    ValueError
+        If ``dtype`` is another descriptor (categories, Bool, compound dtypes), or
+        ``filename`` has path components (a separator, ``.``, ``..``, empty).
+    FileExistsError
+        If ``filename`` already exists; that file is left untouched.
+
+    Notes
+    -----
+    Implements "FileBacked owns a temporary raw numeric file". The carrier starts
+    empty (size 0, a zero-byte file). Writes go to a shared mapping, so another
+    reader of :attr:`path` sees them through the page cache; :meth:`flush` forces
+    them to disk. ``release()`` unmaps (once no exported view remains) and unlinks
+    the file. Every validation happens before the file is created. Supported
+    storage dtypes (structural, per the spec): Floating, Float32, Int32.
+    """
+
+    _SUPPORTED_STORAGE: ClassVar[tuple[DType, ...] | None] = _FILE_SUPPORTED
+    _CONSTRUCTIBLE_STORAGE: ClassVar[tuple[DType, ...] | None] = _FILE_CONCRETE
+
+    _path: str
+    _finalizer: weakref.finalize[Any, Any]
+
+    def __init__(self, filename: str | None = None, *, mutable: bool = True, dtype: DType) -> None:
+        dtype = validate_storage_dtype(dtype, carrier="FileBacked", accepted=_FILE_CONCRETE)
+        flag = check_flag("mutable", mutable, where="FileBacked")
+        name = _check_filename(filename)
+        self._setup(name, dtype, flag, data=None, size=0)
+
+    def _setup(
+        self,
+        name: str | None,
+        dtype: DType,
+        mutable: bool,
+        *,
+        data: npt.NDArray[Any] | None,
+        size: int,
+    ) -> None:
+        """Create the file, fill it (``data``) or size it (zeros), map it, register cleanup."""
+        np_dtype = storage_numpy_dtype(dtype, little_endian=True)
+        path = _create_file(name, session_directory())
+        pid = os.getpid()
+        try:
+            if data is not None:
+                size = data.shape[0]
+                with open(path, "r+b") as handle:
+                    np.ascontiguousarray(data, dtype=np_dtype).tofile(handle)
+            elif size:
+                os.truncate(path, size * np_dtype.itemsize)
+            self._array = self._map(path, np_dtype, size, mutable)
+        except BaseException:
+            _remove_file(path, pid)
+            raise
+        self._path = path
+        self._finalizer = weakref.finalize(self, _remove_file, path, pid)
+        self._init_carrier(dtype, mutable=mutable)
+
+    @staticmethod
+    def _map(path: str, np_dtype: np.dtype[Any], size: int, writable: bool) -> npt.NDArray[Any]:
+        if size == 0:  # numpy.memmap cannot map an empty file
+            return np.empty(0, dtype=np_dtype)
+        return np.memmap(path, dtype=np_dtype, mode="r+" if writable else "r", shape=(size,))
+
+    @property
+    def path(self) -> str:
+        """The absolute path of the carrier's file (``str``; the file is gone once released)."""
+        return self._path
+
+    def resize(self, size: int) -> None:
+        """Grow or shrink the file to ``size`` slots; counts as allocation, not mutation.
+
+        New slots read as zero; shrinking drops the trailing slots. ``version`` does
+        not change.
+
+        Parameters
+        ----------
+        size : int-like
+            New number of slots (elements), ``>= 0``; the file holds ``4 * size`` bytes.
+
+        Raises
+        ------
+        TypeError
+            If ``size`` has no ``__index__``.
+        ValueError
+            If ``size`` is negative.
+        RuntimeError
+            If the carrier is released, immutable, or owned outside the owner's scope.
+        OSError
+            If the file cannot be resized (e.g. a full disk); the carrier and its
+            values are unchanged then.
+        """
+        n = check_size(size, where="FileBacked.resize")
+        self._require_writable("resize")
+        old = self._slots
+        if n == old:
+            return
+        np_dtype = self._array.dtype
+        if n > old:
+            os.truncate(self._path, n * np_dtype.itemsize)
+        else:
+            # Shrink through a new file that replaces the name: mappings held by
+            # exported views keep the old (now unlinked) file's pages.
+            directory = os.path.dirname(self._path)
+            staging = _create_file(None, directory)
+            try:
+                with open(staging, "r+b") as handle:
+                    np.ascontiguousarray(self._array[:n]).tofile(handle)
+                os.replace(staging, self._path)
+            except BaseException:
+                _remove_file(staging, os.getpid())
+                raise
+        self._array = self._map(self._path, np_dtype, n, True)
+        self._bind_backend()
+
+    def flush(self) -> None:
+        """Force written slots to disk (``msync``); a no-op for an empty file.
+
+        Raises
+        ------
+        RuntimeError
+            If the carrier is released.
+        """
+        self._require_live("flush")
+        array = self._array
+        if isinstance(array, np.memmap):
+            array.flush()
+
+    @override
+    def _raw_release(self) -> None:
+        super()._raw_release()
+        self._finalizer()
+
+    @override
+    def _raw_new_like(self, values: object, *, mutable: bool, dtype: DType) -> Self:
+        np_dtype = storage_numpy_dtype(dtype, little_endian=True)
+        array, _fresh = materialize(values, dtype, np_dtype, where="FileBacked.new_like")
+        result = type(self).__new__(type(self))
+        result._setup(None, dtype, mutable, data=array, size=0)
+        return result
+
+    @override
+    def _raw_allocate_like(self, size: int, *, mutable: bool, dtype: DType, empty: bool) -> Self:
+        # FileBacked always initializes (a sparse zero-filled file), even with empty=True.
+        result = type(self).__new__(type(self))
+        result._setup(None, dtype, mutable, data=None, size=size)
+        return result

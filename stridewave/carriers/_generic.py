@@ -1,0 +1,91 @@
+"""`Generic`: a carrier that consumes values into normalized storage it owns."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Final
+
+import numpy as np
+import numpy.typing as npt
+from typing_extensions import Self, override
+
+from stridewave.carriers._array_backed import _ArrayCarrier
+from stridewave.carriers._base import check_flag
+from stridewave.carriers._normalize import materialize, storage_numpy_dtype
+from stridewave.carriers._storage import validate_storage_dtype
+from stridewave.dtypes import DType
+
+__all__ = ["Generic"]
+
+_GENERIC_SUPPORTED: Final[tuple[DType, ...]] = (
+    DType.Any,
+    DType.Floating,
+    DType.Float32,
+    DType.Int32,
+    DType.Bool,
+)
+_GENERIC_CONCRETE: Final[tuple[DType, ...]] = (DType.Float32, DType.Int32, DType.Bool)
+
+
+class Generic(_ArrayCarrier):
+    """Storage built from an iterable of values: a 1-D ``numpy.ndarray`` it owns.
+
+    Parameters
+    ----------
+    values : iterable
+        Ordered slot values, consumed once and normalized before the carrier is
+        returned (``None`` items read as the dtype's zero). The carrier keeps no
+        reference to ``values``: later changes to it do not show.
+    mutable : bool, optional
+        Intrinsic mutability (default ``True``).
+    dtype : DType
+        Required, keyword-only: ``DType.Float32``, ``DType.Int32`` or ``DType.Bool``.
+        Omitting it or passing it positionally is a ``TypeError`` raised by Python.
+
+    Raises
+    ------
+    TypeError
+        If ``dtype`` is not a DType, ``values`` is not iterable, or a value's type is
+        refused by the normalization table.
+    ValueError
+        If ``dtype`` is another descriptor (every category, compound dtypes).
+    OverflowError
+        If a value is out of the dtype's range.
+
+    Notes
+    -----
+    Implements "Generic stores normalized concrete values". Supported storage
+    dtypes (structural, per the spec): Any, Floating, Float32, Int32, Bool; only the
+    three concrete ones can be constructed. Reads return Python scalars;
+    ``numpy.asarray`` gives a read-only zero-copy view; ``release()`` drops the array.
+    """
+
+    _SUPPORTED_STORAGE: ClassVar[tuple[DType, ...] | None] = _GENERIC_SUPPORTED
+    _CONSTRUCTIBLE_STORAGE: ClassVar[tuple[DType, ...] | None] = _GENERIC_CONCRETE
+
+    def __init__(self, values: object, *, mutable: bool = True, dtype: DType) -> None:
+        dtype = validate_storage_dtype(dtype, carrier="Generic", accepted=_GENERIC_CONCRETE)
+        flag = check_flag("mutable", mutable, where="Generic")
+        np_dtype = storage_numpy_dtype(dtype)
+        array, fresh = materialize(values, dtype, np_dtype, where="Generic")
+        if not fresh or not array.flags.c_contiguous:
+            array = np.array(array, dtype=np_dtype, copy=True, order="C")
+        self._array = array
+        self._init_carrier(dtype, mutable=flag)
+
+    @classmethod
+    def _adopt(cls, array: npt.NDArray[Any], dtype: DType, *, mutable: bool) -> Self:
+        self = cls.__new__(cls)
+        self._array = array
+        self._init_carrier(dtype, mutable=mutable)
+        return self
+
+    @override
+    def _raw_new_like(self, values: object, *, mutable: bool, dtype: DType) -> Self:
+        return type(self)(values, mutable=mutable, dtype=dtype)
+
+    @override
+    def _raw_allocate_like(self, size: int, *, mutable: bool, dtype: DType, empty: bool) -> Self:
+        # Generic always initializes, even with empty=True.
+        return type(self)._adopt(
+            np.zeros(size, dtype=storage_numpy_dtype(dtype)), dtype, mutable=mutable
+        )

@@ -1,0 +1,173 @@
+"""The carrier-kind table: one entry per kind, read by the shared contract suite.
+
+Adding a kind (Evictable, Metal) is one more ``Kind`` entry in ``KINDS``: how to make
+one from values, how to read its raw values without the carrier API, and its
+capability flags. Tests read the flags instead of skipping.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from stridewave import CPU, Carrier, DType, DTypeCategory, FileBacked, Generic, ScaledDType
+
+F32, I32, BOOL = DType.Float32, DType.Int32, DType.Bool
+
+_NP = {F32: np.float32, I32: np.int32, BOOL: np.bool_}
+
+
+@dataclass(frozen=True)
+class Kind:
+    """How the contract suite builds and inspects one carrier kind."""
+
+    name: str
+    cls: type[Carrier]
+    #: make(values, dtype, mutable) -> a live carrier holding exactly ``values``
+    make: Callable[[Sequence[object], DType, bool], Carrier]
+    #: raw_values(carrier) -> the stored values, read around the carrier API
+    raw_values: Callable[[Carrier], list[object]]
+    #: the concrete storage dtypes constructors accept
+    dtypes: tuple[DType, ...]
+    #: the spec's supports_storage_dtype row
+    supported: tuple[DType, ...]
+    #: allocate_like(empty=True) still zero-initializes
+    initializes_empty: bool = True
+    #: the kind implements the scatter mutation (FileBacked raises NotImplementedError)
+    scatters: bool = True
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+def _raw_via_pointer(carrier: Carrier) -> list[object]:
+    assert isinstance(carrier, CPU)
+    dtype = np.dtype(_NP[carrier.dtype()])
+    n = carrier.size()
+    buffer = (ctypes.c_char * (n * dtype.itemsize)).from_address(carrier.pointer())
+    return np.frombuffer(buffer, dtype=dtype, count=n).tolist()
+
+
+def _raw_generic(carrier: Carrier) -> list[object]:
+    values: list[object] = carrier._array.tolist()  # type: ignore[attr-defined]
+    return values
+
+
+def _raw_file(carrier: Carrier) -> list[object]:
+    assert isinstance(carrier, FileBacked)
+    code = {F32: "<f4", I32: "<i4"}[carrier.dtype()]
+    return np.fromfile(carrier.path, dtype=code).tolist()
+
+
+def _make_cpu(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
+    if mutable:  # through the constructor and public writes
+        carrier = CPU(len(values), dtype=dtype)
+        for i, v in enumerate(values):
+            carrier[i] = v
+        carrier._version = 0  # a fresh carrier: the setup writes are not the test's
+        return carrier
+    return CPU(0, dtype=dtype).new_like(values, mutable=False, dtype=dtype)
+
+
+def _make_wrapped(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
+    array = np.array(values, dtype=_NP[dtype]) if values else np.zeros(0, _NP[dtype])
+    return CPU.from_numpy(array, mutable=mutable)
+
+
+def _make_file(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
+    return FileBacked(dtype=dtype).new_like(values, mutable=mutable)
+
+
+KINDS: tuple[Kind, ...] = (
+    Kind(
+        name="Generic",
+        cls=Generic,
+        make=lambda values, dtype, mutable: Generic(values, dtype=dtype, mutable=mutable),
+        raw_values=_raw_generic,
+        dtypes=(F32, I32, BOOL),
+        supported=(DType.Any, DType.Floating, F32, I32, BOOL),
+    ),
+    Kind(
+        name="CPU",
+        cls=CPU,
+        make=_make_cpu,
+        raw_values=_raw_via_pointer,
+        dtypes=(F32, I32, BOOL),
+        supported=(F32, I32, BOOL),
+        initializes_empty=False,
+    ),
+    Kind(
+        name="CPU.from_numpy",
+        cls=CPU,
+        make=_make_wrapped,
+        raw_values=_raw_via_pointer,
+        dtypes=(F32, I32, BOOL),
+        supported=(F32, I32, BOOL),
+        initializes_empty=False,
+    ),
+    Kind(
+        name="FileBacked",
+        cls=FileBacked,
+        make=_make_file,
+        raw_values=_raw_file,
+        dtypes=(F32, I32),
+        supported=(DType.Floating, F32, I32),
+        scatters=False,
+    ),
+)
+
+#: (kind, dtype) pairs every kind can hold
+KIND_DTYPES = [pytest.param(k, d, id=f"{k.name}-{d.name}") for k in KINDS for d in k.dtypes]
+
+#: a sample non-zero value per dtype, and a second distinct one
+SAMPLE = {F32: (1.5, -2.25), I32: (7, -3), BOOL: (True, False)}
+ZERO = {F32: 0.0, I32: 0, BOOL: False}
+
+
+def fresh_name(prefix: str = "T") -> str:
+    return f"{prefix}_{uuid.uuid4().hex}"
+
+
+@pytest.fixture(params=KINDS, ids=lambda k: k.name)
+def kind(request: pytest.FixtureRequest) -> Kind:
+    k: Kind = request.param
+    return k
+
+
+@pytest.fixture(scope="session")
+def compound() -> DType:
+    """One registered compound dtype (MXFP8-like) for the whole run."""
+    return ScaledDType(fresh_name("MX"), element=DType.E4M3, scale=DType.E8M0, block=32)
+
+
+@pytest.fixture(scope="session")
+def extension_category() -> DType:
+    """One registered extension category under Floating."""
+    return DTypeCategory(fresh_name("Cat"), supertype=DType.Floating)
+
+
+def builtin_dtypes() -> list[DType]:
+    return [
+        getattr(DType, n)
+        for n in [
+            "Any",
+            "Floating",
+            "Integer",
+            "Bool",
+            "Int32",
+            "Int8",
+            "Float32",
+            "Float64",
+            "E8M0",
+            "E5M2",
+            "E4M3",
+            "E3M2",
+            "E2M3",
+            "E2M1",
+        ]
+    ]

@@ -1,0 +1,56 @@
+"""Bulk paths: ndarray and buffer inputs never go through the scalar normalizer."""
+
+from __future__ import annotations
+
+import array
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+import stridewave.carriers._normalize as normalize
+from stridewave import DType, Generic
+
+from .conftest import KIND_DTYPES, Kind
+
+_NP = {DType.Float32: np.float64, DType.Int32: np.int64, DType.Bool: np.bool_}
+
+
+def _inaccessible(dtype: DType) -> object:
+    raise AssertionError("the scalar normalizer was called on a bulk path")
+
+
+@pytest.fixture
+def no_scalar_path(monkeypatch: pytest.MonkeyPatch) -> Callable[[], None]:
+    """Call it to make the scalar normalizer raise from then on."""
+    return lambda: monkeypatch.setattr(normalize, "scalar_normalizer", _inaccessible)
+
+
+@pytest.mark.parametrize(("kind", "dtype"), KIND_DTYPES)
+def test_new_like_ndarray_needs_no_scalar_normalizer(
+    kind: Kind, dtype: DType, no_scalar_path: Callable[[], None]
+) -> None:
+    carrier = kind.make([], dtype, True)
+    no_scalar_path()
+    source = np.ones(1000, dtype=_NP[dtype])
+    fresh = carrier.new_like(source)
+    assert fresh.size() == 1000
+    assert np.asarray(fresh).tolist() == source.tolist()
+    with pytest.raises(AssertionError, match="scalar normalizer"):
+        carrier.new_like(source.tolist())  # the iterable path does use it
+
+
+def test_generic_and_buffers_need_no_scalar_normalizer(
+    no_scalar_path: Callable[[], None],
+) -> None:
+    no_scalar_path()
+    assert list(Generic(np.arange(3), dtype=DType.Int32)) == [0, 1, 2]
+    assert list(Generic(array.array("i", [4, 5]), dtype=DType.Int32)) == [4, 5]
+    assert list(Generic(memoryview(b"\x01\x02"), dtype=DType.Int32)) == [1, 2]
+
+
+def test_normalize_many_is_vectorized(kind: Kind, no_scalar_path: Callable[[], None]) -> None:
+    carrier = kind.make([0.0, 0.0], DType.Float32, True)
+    no_scalar_path()
+    out = carrier._normalize_many(np.array([1, 2], dtype=np.int16))
+    assert out.dtype == np.float32 and out.tolist() == [1.0, 2.0]

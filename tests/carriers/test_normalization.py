@@ -1,0 +1,244 @@
+"""Every row of the normalization table (CONTRACT section 3), on every kind and path."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from stridewave import DType
+from stridewave.carriers._normalize import FLOAT32_OVERFLOW, normalize_scalar
+
+from .conftest import Kind
+
+F32, I32, BOOL = DType.Float32, DType.Int32, DType.Bool
+FLT_MAX = float(np.finfo(np.float32).max)
+
+
+class IndexOnly:
+    def __index__(self) -> int:
+        return 5
+
+
+# (dtype, value written, value read back)
+ACCEPTED = [
+    (F32, 1.5, 1.5),
+    (F32, 3, 3.0),
+    (F32, -(2**40), float(-(2**40))),
+    (F32, 0.1, float(np.float32(0.1))),  # nearest binary32
+    (F32, np.float64(2.5), 2.5),
+    (F32, np.float16(0.5), 0.5),
+    (F32, np.int64(-4), -4.0),
+    (F32, np.uint8(200), 200.0),
+    (F32, math.inf, math.inf),
+    (F32, -math.inf, -math.inf),
+    (F32, FLT_MAX, FLT_MAX),
+    (F32, 3.4028235e38, FLT_MAX),  # rounds down to FLT_MAX
+    (F32, 1e-50, 0.0),  # underflows to zero: not an overflow
+    (I32, 7, 7),
+    (I32, -(2**31), -(2**31)),
+    (I32, 2**31 - 1, 2**31 - 1),
+    (I32, np.int64(12), 12),
+    (I32, np.uint32(9), 9),
+    (I32, IndexOnly(), 5),
+    (BOOL, True, True),
+    (BOOL, False, False),
+    (BOOL, np.True_, True),
+]
+
+# (dtype, value, error)
+REFUSED = [
+    (F32, True, TypeError),
+    (F32, np.True_, TypeError),
+    (F32, "1.0", TypeError),
+    (F32, None, TypeError),
+    (F32, 1j, TypeError),
+    (F32, np.complex64(1), TypeError),
+    (F32, Fraction(1, 2), TypeError),
+    (F32, [1.0], TypeError),
+    (F32, 3.5e38, OverflowError),
+    (F32, -3.5e38, OverflowError),
+    (F32, 1e300, OverflowError),
+    (F32, FLOAT32_OVERFLOW, OverflowError),
+    (F32, 10**400, OverflowError),
+    (F32, np.float64(1e39), OverflowError),
+    (I32, 1.0, TypeError),
+    (I32, np.float32(1), TypeError),
+    (I32, True, TypeError),
+    (I32, np.True_, TypeError),
+    (I32, "1", TypeError),
+    (I32, None, TypeError),
+    (I32, 2**31, OverflowError),
+    (I32, -(2**31) - 1, OverflowError),
+    (I32, np.int64(2**40), OverflowError),
+    (BOOL, 1, TypeError),
+    (BOOL, 0, TypeError),
+    (BOOL, 1.0, TypeError),
+    (BOOL, "True", TypeError),
+    (BOOL, None, TypeError),
+    (BOOL, np.int8(1), TypeError),
+]
+
+
+def _holds(kind: Kind, dtype: DType) -> bool:
+    return any(dtype is d for d in kind.dtypes)
+
+
+def _start(dtype: DType) -> object:
+    return {F32: 42.0, I32: 42, BOOL: False}[dtype]
+
+
+@pytest.mark.parametrize(("dtype", "value", "expected"), ACCEPTED)
+def test_accepted_value_is_stored_and_read_as_python_scalar(
+    kind: Kind, dtype: DType, value: object, expected: object
+) -> None:
+    if not _holds(kind, dtype):
+        return
+    carrier = kind.make([_start(dtype)], dtype, True)
+    carrier[0] = value
+    got = carrier[0]
+    assert got == expected
+    assert type(got) is type(expected)
+    assert carrier.version == 1
+    assert kind.raw_values(carrier) == [expected]
+
+
+@pytest.mark.parametrize(("dtype", "value", "error"), REFUSED)
+def test_refused_value_leaves_value_and_version(
+    kind: Kind, dtype: DType, value: object, error: type[Exception]
+) -> None:
+    if not _holds(kind, dtype):
+        return
+    start = _start(dtype)
+    carrier = kind.make([start], dtype, True)
+    with pytest.raises(error, match=dtype.name):
+        carrier[0] = value
+    with pytest.raises(error):
+        carrier.set_value(0, value)
+    assert carrier.version == 0
+    assert carrier[0] == start
+    assert kind.raw_values(carrier) == [start]
+
+
+@pytest.mark.parametrize(("dtype", "value", "error"), REFUSED)
+def test_refused_value_fails_new_like(
+    kind: Kind, dtype: DType, value: object, error: type[Exception]
+) -> None:
+    if not _holds(kind, dtype) or value is None:  # None is a hole in new_like
+        return
+    with pytest.raises(error):
+        kind.make([], dtype, True).new_like([_start(dtype), value])
+
+
+def test_nan_is_stored_as_nan(kind: Kind) -> None:
+    carrier = kind.make([0.0], F32, True)
+    carrier[0] = math.nan
+    assert math.isnan(carrier[0])
+
+
+# -- vectorized path: the same table by array dtype ----------------------------------------
+
+ARRAYS_ACCEPTED = [
+    (F32, np.array([1.5, -2.0], np.float64), [1.5, -2.0]),
+    (F32, np.array([1, 2], np.int64), [1.0, 2.0]),
+    (F32, np.array([1, 2], np.uint16), [1.0, 2.0]),
+    (F32, np.array([np.inf, -np.inf], np.float64), [math.inf, -math.inf]),
+    (I32, np.array([1, -2], np.int64), [1, -2]),
+    (I32, np.array([2**31 - 1], np.uint32), [2**31 - 1]),
+    (I32, np.array([3], np.int8), [3]),
+    (BOOL, np.array([True, False]), [True, False]),
+]
+
+ARRAYS_REFUSED = [
+    (F32, np.array([True]), TypeError),
+    (F32, np.array([1 + 1j]), TypeError),
+    (F32, np.array(["1.0"]), TypeError),
+    (F32, np.array([3.5e38]), OverflowError),
+    (I32, np.array([1.0]), TypeError),
+    (I32, np.array([True]), TypeError),
+    (I32, np.array([2**31], np.int64), OverflowError),
+    (I32, np.array([2**32 - 1], np.uint32), OverflowError),
+    (BOOL, np.array([1, 0]), TypeError),
+    (F32, np.zeros((2, 2), np.float32), TypeError),
+]
+
+
+@pytest.mark.parametrize(("dtype", "array", "expected"), ARRAYS_ACCEPTED)
+def test_array_values_follow_the_table(
+    kind: Kind, dtype: DType, array: np.ndarray, expected: list[object]
+) -> None:
+    if not _holds(kind, dtype):
+        return
+    fresh = kind.make([], dtype, True).new_like(array)
+    assert list(fresh) == expected
+    assert [type(v) for v in fresh] == [type(v) for v in expected]
+
+
+@pytest.mark.parametrize(("dtype", "array", "error"), ARRAYS_REFUSED)
+def test_array_values_refused_by_the_table(
+    kind: Kind, dtype: DType, array: np.ndarray, error: type[Exception]
+) -> None:
+    if not _holds(kind, dtype):
+        return
+    with pytest.raises(error):
+        kind.make([], dtype, True).new_like(array)
+
+
+def test_object_array_takes_the_scalar_path(kind: Kind) -> None:
+    values = np.array([1.5, None, 2], dtype=object)
+    assert list(kind.make([], F32, True).new_like(values)) == [1.5, 0.0, 2.0]
+    with pytest.raises(TypeError):
+        kind.make([], F32, True).new_like(np.array([True], dtype=object))
+
+
+def test_buffer_inputs_take_the_vectorized_path(kind: Kind) -> None:
+    import array
+
+    assert list(kind.make([], F32, True).new_like(array.array("f", [1.0, 2.5]))) == [1.0, 2.5]
+    assert list(kind.make([], I32, True).new_like(bytes([1, 2, 3]))) == [1, 2, 3]
+    assert list(kind.make([], I32, True).new_like(memoryview(bytearray([4])))) == [4]
+
+
+# -- properties -----------------------------------------------------------------------
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False, min_value=-FLT_MAX, max_value=FLT_MAX))
+def test_float32_round_trip_is_nearest_binary32(value: float) -> None:
+    assert normalize_scalar(F32, value) == value
+    from stridewave import CPU
+
+    carrier = CPU(1)
+    carrier[0] = value
+    assert carrier[0] == float(np.float32(value))
+
+
+@given(st.floats(width=32))
+def test_binary32_values_round_trip_exactly(value: float) -> None:
+    from stridewave import Generic
+
+    carrier = Generic([value], dtype=F32)
+    got = carrier[0]
+    assert got == value or (math.isnan(got) and math.isnan(value))
+
+
+@given(st.integers())
+def test_int32_accepts_exactly_its_range(value: int) -> None:
+    if -(2**31) <= value < 2**31:
+        assert normalize_scalar(I32, value) == value
+    else:
+        with pytest.raises(OverflowError):
+            normalize_scalar(I32, value)
+
+
+@given(st.floats(allow_nan=False))
+def test_float32_overflow_boundary(value: float) -> None:
+    if math.isinf(value) or abs(value) < FLOAT32_OVERFLOW:
+        normalize_scalar(F32, value)
+        assert not math.isinf(float(np.float32(value))) or math.isinf(value)
+    else:
+        with pytest.raises(OverflowError):
+            normalize_scalar(F32, value)

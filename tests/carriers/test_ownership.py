@@ -1,0 +1,146 @@
+"""Ownership mechanics of the lifecycle mixin (CONTRACT section 4), tested directly.
+
+Evictable is built on these: claim several tiers all or nothing, open the owner's
+access scope to write, move and release them, step versions through the guard.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from stridewave import Carrier, DType
+
+from .conftest import Kind
+
+F32 = DType.Float32
+
+
+class Owner:
+    """Stands in for a composite carrier."""
+
+
+def _claim(owner: object, *carriers: Carrier) -> None:
+    Carrier._claim_all(owner, carriers)
+
+
+def test_query_an_owned_mutable_tier(kind: Kind) -> None:
+    tier = kind.make([1.0, 2.0], F32, True)
+    owner = Owner()
+    _claim(owner, tier)
+    assert tier.is_owned() is True
+    assert tier.is_mutable() is False
+    assert "owned" in repr(tier)
+
+
+def test_owned_tier_refuses_outside_writes_release_and_version_steps(kind: Kind) -> None:
+    tier = kind.make([1.0, 2.0], F32, True)
+    _claim(Owner(), tier)
+    for action in (
+        lambda: tier.__setitem__(0, 5.0),
+        lambda: tier.set_value(0, 5.0),
+        lambda: tier._advance_version("version step"),
+    ):
+        with pytest.raises(RuntimeError, match="belongs to Owner"):
+            action()
+    with pytest.raises(RuntimeError, match="Release the Owner instead"):
+        tier.release()
+    with pytest.raises(RuntimeError, match="belongs to Owner"), tier._mutation("scatter"):
+        pass
+    assert tier.version == 0
+    assert list(tier) == [1.0, 2.0]  # reads stay allowed
+    assert not tier.is_released()
+
+
+def test_owner_scope_permits_writes_moves_and_release(kind: Kind) -> None:
+    tier = kind.make([1.0, 2.0], F32, True)
+    owner = Owner()
+    _claim(owner, tier)
+    with tier._access(owner):
+        assert tier.is_mutable()
+        tier[0] = 3.0
+        with tier._access(owner):  # re-entrant
+            tier.set_value(1, 4.0)
+        assert tier.is_mutable()
+    assert not tier.is_mutable()
+    assert list(tier) == [3.0, 4.0]
+    assert tier.version == 2
+    with tier._access(owner):
+        tier.release()
+    assert tier.is_released() and tier.is_owned()
+    tier.release()  # idempotent, even from outside
+
+
+def test_scope_does_not_make_an_immutable_tier_writable(kind: Kind) -> None:
+    tier = kind.make([1.0], F32, False)
+    owner = Owner()
+    _claim(owner, tier)
+    with tier._access(owner):
+        assert not tier.is_mutable()
+        with pytest.raises(RuntimeError, match="mutable=False"):
+            tier[0] = 2.0
+        tier.release()  # immutability does not pin storage
+    assert tier.is_released()
+
+
+def test_only_the_owner_opens_the_scope(kind: Kind) -> None:
+    tier = kind.make([1.0], F32, True)
+    _claim(Owner(), tier)
+    with pytest.raises(RuntimeError, match="only its owner"):
+        tier._access(Owner())
+    unowned = kind.make([1.0], F32, True)
+    with pytest.raises(RuntimeError, match="only its owner"):
+        unowned._access(None)
+
+
+def test_claim_is_all_or_nothing(kind: Kind) -> None:
+    first = kind.make([1.0], F32, True)
+    taken = kind.make([1.0], F32, True)
+    released = kind.make([1.0], F32, True)
+    released.release()
+    _claim(Owner(), taken)
+    owner = Owner()
+    for batch, reason in [
+        ((first, taken), "already belongs"),
+        ((first, released), "released"),
+        ((first, first), "listed twice"),
+    ]:
+        with pytest.raises(RuntimeError, match=reason):
+            _claim(owner, *batch)
+        assert not first.is_owned()
+        assert first.is_mutable()
+    with pytest.raises(TypeError):
+        _claim(owner, first, object())  # type: ignore[arg-type]
+    assert not first.is_owned()
+
+
+def test_mutation_guard_steps_version_once_on_success_only(kind: Kind) -> None:
+    carrier = kind.make([1.0], F32, True)
+    with carrier._mutation("scatter"):
+        pass
+    assert carrier.version == 1
+    with pytest.raises(ValueError), carrier._mutation("scatter"):
+        raise ValueError("validation failed")
+    assert carrier.version == 1
+    carrier._advance_version("touch")
+    assert carrier.version == 2
+
+
+def test_unclaim_returns_the_carrier_to_the_outside(kind: Kind) -> None:
+    tier = kind.make([1.0], F32, True)
+    owner = Owner()
+    _claim(owner, tier)
+    with pytest.raises(RuntimeError):
+        tier._unclaim(Owner())
+    tier._unclaim(owner)
+    assert not tier.is_owned() and tier.is_mutable()
+    tier[0] = 2.0
+
+
+def test_released_carrier_messages_win_over_ownership(kind: Kind) -> None:
+    tier = kind.make([1.0], F32, True)
+    owner = Owner()
+    _claim(owner, tier)
+    with tier._access(owner):
+        tier.release()
+    with pytest.raises(RuntimeError, match="released"):
+        tier[0] = 1.0

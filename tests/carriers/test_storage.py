@@ -1,0 +1,93 @@
+"""Public storage helpers: validate_storage_dtype, accepts_storage_dtype, storage_zero."""
+
+from __future__ import annotations
+
+import pytest
+
+import stridewave
+from stridewave import DType, accepts_storage_dtype, storage_zero, validate_storage_dtype
+
+from .conftest import builtin_dtypes
+
+ACCEPTED = (DType.Float32, DType.Int32, DType.Bool)
+
+
+def test_validate_an_exact_accepted_identity() -> None:
+    for dtype in ACCEPTED:
+        assert validate_storage_dtype(dtype, carrier="CPU", accepted=ACCEPTED) is dtype
+
+
+def test_validate_refuses_non_dtype_with_type_error() -> None:
+    for junk in (None, "Float32", 1, object()):
+        with pytest.raises(TypeError, match="CPU"):
+            validate_storage_dtype(junk, carrier="CPU", accepted=ACCEPTED)
+
+
+def test_validate_refuses_unsupported_simple_with_value_error() -> None:
+    with pytest.raises(ValueError, match=r"CPU storage accepts .*Float32.*got DType.Float64"):
+        validate_storage_dtype(DType.Float64, carrier="CPU", accepted=ACCEPTED)
+
+
+def test_validate_refuses_category_with_value_error(extension_category: DType) -> None:
+    for category in (DType.Any, DType.Floating, DType.Integer, extension_category):
+        with pytest.raises(ValueError, match="category with no storage encoding"):
+            validate_storage_dtype(category, carrier="Generic", accepted=ACCEPTED)
+
+
+def test_validate_compound_identifies_multi_plane_requirement(compound: DType) -> None:
+    with pytest.raises(ValueError, match="cannot hold multiple planes") as info:
+        validate_storage_dtype(compound, carrier="CPU", accepted=ACCEPTED)
+    assert "compound" in str(info.value)
+    assert "deferred" in str(info.value)
+
+
+def test_validate_accepts_a_compound_listed_explicitly(compound: DType) -> None:
+    assert validate_storage_dtype(compound, carrier="X", accepted=(compound,)) is compound
+
+
+def test_accepts_storage_dtype_is_identity_based() -> None:
+    class Equalish:
+        def __eq__(self, other: object) -> bool:
+            return True
+
+        __hash__ = object.__hash__
+
+    assert accepts_storage_dtype(DType.Float32, ACCEPTED) is True
+    assert accepts_storage_dtype(DType.Float64, ACCEPTED) is False
+    assert accepts_storage_dtype(Equalish(), ACCEPTED) is False
+    assert accepts_storage_dtype(DType.Float32, ()) is False
+    assert accepts_storage_dtype("Float32", ACCEPTED) is False
+
+
+def test_obtain_a_concrete_storage_zero() -> None:
+    assert storage_zero(DType.Bool) is False
+    zero_f = storage_zero(DType.Float32)
+    assert zero_f == 0.0 and type(zero_f) is float
+    zero_i = storage_zero(DType.Int32)
+    assert zero_i == 0 and type(zero_i) is int
+
+
+def test_storage_zero_is_none_without_a_stored_zero(compound: DType) -> None:
+    for dtype in builtin_dtypes():
+        if dtype not in (DType.Float32, DType.Int32, DType.Bool):
+            assert storage_zero(dtype) is None, dtype
+    assert storage_zero(compound) is None
+
+
+def test_storage_zero_refuses_non_dtype() -> None:
+    with pytest.raises(TypeError):
+        storage_zero("Float32")  # type: ignore[arg-type]
+
+
+def test_helpers_are_public() -> None:
+    for name in (
+        "Carrier",
+        "Generic",
+        "CPU",
+        "FileBacked",
+        "validate_storage_dtype",
+        "accepts_storage_dtype",
+        "storage_zero",
+    ):
+        assert name in stridewave.__all__
+        assert getattr(stridewave, name) is getattr(stridewave.carriers, name)
