@@ -11,7 +11,7 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "carriers.md"
 
 def test_carrier_docs_examples_run() -> None:
     text = DOC.read_text()
-    blocks = re.findall(r"```pycon\n(.*?)```", text, flags=re.S)
+    blocks = re.findall(r"```pycon\n(.*?)```", text, flags=re.DOTALL)
     assert blocks
     parser = doctest.DocTestParser()
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
