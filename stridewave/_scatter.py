@@ -428,6 +428,8 @@ def check_scatter_arguments(
     ValueError
         A multi-subtensor argument, ``scatter_onto.carrier is not receiver``,
         ``mapping.shape != to_scatter.shape``, or a negative ``mapping_offset``.
+    RuntimeError
+        The receiver is released (checked before the bounds, which it no longer has).
     IndexError
         A destination slot outside ``[0, receiver.size())``.
     """
@@ -473,8 +475,10 @@ def check_scatter_arguments(
             "destination with scatter_onto's offset or the mapping strides instead."
         )
     base = scatter_onto.offset + offset
+    # A released receiver has no slots: say so rather than report every index out of range.
+    receiver._require_live("scatter")
     if mapping.size:
-        size = receiver.size()  # type: ignore[attr-defined]
+        size = receiver.size()
         low = base + mapping.min_index
         high = base + mapping.max_index
         if low < 0 or high >= size:

@@ -31,7 +31,7 @@ import tempfile
 import threading
 import uuid
 import weakref
-from typing import Any, ClassVar, Final
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 import numpy as np
 import numpy.typing as npt
@@ -43,6 +43,10 @@ from stridewave.carriers._base import check_flag, check_size
 from stridewave.carriers._normalize import materialize, storage_numpy_dtype
 from stridewave.carriers._storage import validate_storage_dtype
 from stridewave.dtypes import DType
+
+if TYPE_CHECKING:
+    from stridewave.layout import Layout
+    from stridewave.tensor import Tensor
 
 __all__ = ["FileBacked", "session_directory"]
 
@@ -270,6 +274,28 @@ class FileBacked(_ArrayCarrier):
         array = self._array
         if isinstance(array, np.memmap):
             array.flush()
+
+    @override
+    def scatter(
+        self,
+        to_scatter: Tensor,
+        scatter_onto: Tensor,
+        mapping: Layout,
+        mapping_offset: int = 0,
+    ) -> None:
+        """Refuse: FileBacked does not implement the scatter mutation (spec).
+
+        Raises
+        ------
+        NotImplementedError
+            Always, before reading any argument; nothing is written.
+        """
+        raise NotImplementedError(
+            "FileBacked does not implement scatter (carrier-storage spec). Scatter into "
+            "a CPU or Generic carrier instead, e.g. target = CPU(n, dtype=...); "
+            "target.scatter(...), then copy the result with file.new_like(numpy.asarray("
+            "target)) or file[i] = value."
+        )
 
     @override
     def _raw_release(self) -> None:
