@@ -12,6 +12,8 @@ Cases (issue 4 targets in the last column):
   bandwidth floor) and vs ``numpy.copyto(dst[::-1], src)``;
 * transpose: 2000 x 5000 mapping ``Layout((2000, 5000), (1, 2000))`` vs
   ``numpy.copyto`` into the same ``as_strided`` view;
+* overlap: a general overlapping mapping (no zero stride), resolved by
+  ``numpy.maximum.at`` (last occurrence per slot), vs the same fancy assignment;
 * zero stride: a (1000, 1000) source onto 1000 slots through strides (0, 1) vs
   NumPy's fancy assignment ``dst[idx] = src`` with the same index array (which
   promises no winner; stridewave's last logical index wins).
@@ -113,6 +115,18 @@ def main(argv: list[str] | None = None) -> list[tuple[str, float, str, float, fl
         "dst[idx] = src (fancy)",
         lambda: small.__setitem__(idx, flat),
         "<= 1.3",
+    )
+
+    rows_o, cols_o = n // 4000, 4000
+    osrc = Tensor(src.carrier, Layout((rows_o, cols_o)))
+    overlap = Layout((rows_o, cols_o), (1000, 1))  # rows overlap by 3000 slots
+    oidx = overlap.indices()
+    case(
+        f"overlap {rows_o}x{cols_o} (1000, 1)",
+        lambda: dst.scatter(osrc, onto, overlap),
+        "dst[idx] = src (fancy)",
+        lambda: dst_np.__setitem__(oidx, src_np[: rows_o * cols_o]),
+        "",
     )
 
     print(

@@ -8,8 +8,8 @@ decides *how* once, independently of the backend:
    An axis with stride 0 sends all of its elements to the same slots, and the
    later logical index wins, so only its last slice is kept.  What remains is a
    pair of layouts over the destination and over the flat source.
-2. When the simplified destination layout is injective (checked cheaply from the
-   strides, see :meth:`Layout.is_injective`), the write is one strided copy of a
+2. When the strides of the simplified destination layout prove it injective (the
+   cheap test of :meth:`Layout.is_injective`, no enumeration), the write is one strided copy of a
    strided view of the source into a strided view of the destination, with no
    index array (:func:`scatter_numpy`).  Large copies are cut into cache-sized
    tiles (when the inner axes of source and destination differ, e.g. a
@@ -75,8 +75,9 @@ class ScatterPlan:
         Which flat source positions are written, relative to ``source_base``;
         same shape as ``dest``.
     injective : bool
-        Whether ``dest`` maps no two elements to one slot (then a plain strided
-        copy is exact; otherwise duplicates must be resolved, last wins).
+        ``True`` when the strides alone prove that ``dest`` maps no two elements
+        to one slot (then a plain strided copy is exact); ``False`` when repeats
+        exist or cannot be ruled out cheaply (they are resolved, last wins).
     """
 
     dest_base: int
@@ -126,7 +127,9 @@ def plan_scatter(base: int, mapping: Layout) -> ScatterPlan:
         kept_source_strides.append(source_stride)
     dest = Layout(tuple(shape), tuple(dest_strides))
     source = Layout(tuple(shape), tuple(kept_source_strides))
-    return ScatterPlan(base, dest, source_base, source, dest.is_injective())
+    # Only the cheap stride test: when it is inconclusive the index path resolves
+    # repeats anyway, and an exact check would cost a full sort of the offsets.
+    return ScatterPlan(base, dest, source_base, source, dest._compute_injective_cheap() is True)
 
 
 def unique_last(
@@ -373,8 +376,10 @@ def scatter_numpy(
         )
         return
     unique, positions = unique_last(plan.dest.indices() + np.int64(plan.dest_base))
-    source = plan.source.indices() + np.int64(plan.source_base)
-    dest[unique] = values[source[positions]]
+    if plan.source_base != 0 or plan.source != Layout(plan.source.shape):
+        # zero-stride axes were dropped: map positions back into the full source
+        positions = (plan.source.indices() + np.int64(plan.source_base))[positions]
+    dest[unique] = values[positions]
 
 
 def _extreme_element(mapping: Layout, *, highest: bool) -> int:
