@@ -224,7 +224,7 @@ class _Lifecycle:
     # -- ownership ------------------------------------------------------------------
 
     @staticmethod
-    def _claim_all(owner: object, carriers: Iterable[_Lifecycle]) -> None:
+    def _claim_all(owner: object, carriers: Iterable[_Lifecycle], *, dtype: object = None) -> None:
         """Give ``owner`` exclusive ownership of every carrier, or of none.
 
         Parameters
@@ -233,14 +233,17 @@ class _Lifecycle:
             The composite carrier taking ownership.
         carriers : iterable of _Lifecycle
             The tiers to claim; checked all before any is claimed.
+        dtype : DType or None, optional
+            When given, every carrier must hold exactly this storage dtype.
 
         Raises
         ------
         TypeError
             If an item is not a carrier.
         RuntimeError
-            If a carrier is released, already owned, or listed twice. Nothing is
-            claimed then.
+            If a carrier is released, already owned, or listed twice.
+        ValueError
+            If a carrier's dtype is not ``dtype``. Nothing is claimed on any error.
         """
         batch = list(carriers)
         seen: set[int] = set()
@@ -257,6 +260,11 @@ class _Lifecycle:
                     _messages.claim_refused(
                         carrier, f"it already belongs to {type(carrier._owner).__name__}"
                     )
+                )
+            held = getattr(carrier, "_dtype", None)
+            if dtype is not None and held is not dtype:
+                raise ValueError(
+                    _messages.claim_refused(carrier, f"it holds {held!r}, not {dtype!r}")
                 )
             if id(carrier) in seen:
                 raise RuntimeError(_messages.claim_refused(carrier, "it is listed twice"))

@@ -22,6 +22,8 @@ Backend hooks (override in a subclass)
     default runs :func:`stridewave._scatter.scatter_numpy` on ``_raw_array()``
     (strided copy, no index array, for injective mappings). Metal overrides it with
     ``scatter_indices(base, mapping)`` and one MLX assignment.
+    A kind without scatter sets ``_SCATTERS = False`` (FileBacked): ``scatter``
+    then raises ``NotImplementedError`` before any validation.
 ``_raw_release() -> None``
     Let the backend go (unmap, unlink, drop references). Called at most once.
 ``_raw_new_like(values, *, mutable, dtype) -> Self`` and
@@ -52,7 +54,7 @@ from __future__ import annotations
 import abc
 import operator
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, NoReturn, SupportsIndex
 
 import numpy as np
 import numpy.typing as npt
@@ -177,6 +179,9 @@ class Carrier(_Lifecycle, abc.ABC):
 
     _SUPPORTED_STORAGE: ClassVar[tuple[DType, ...] | None] = None
     _CONSTRUCTIBLE_STORAGE: ClassVar[tuple[DType, ...] | None] = None
+    #: Whether the kind implements the scatter mutation (FileBacked: no, it raises
+    #: NotImplementedError). Read by the scatter template before any validation.
+    _SCATTERS: ClassVar[bool] = True
 
     _dtype: DType
     _slots: int
@@ -614,6 +619,9 @@ class Carrier(_Lifecycle, abc.ABC):
             scope (or the source's carrier is released).
         OverflowError
             If a source value is outside the receiver dtype's range.
+        NotImplementedError
+            If the kind does not implement scatter (``_SCATTERS = False``:
+            FileBacked), before any other check.
 
         Notes
         -----
@@ -621,6 +629,8 @@ class Carrier(_Lifecycle, abc.ABC):
         call changes neither values nor ``version``; a successful call advances
         ``version`` by exactly one.
         """
+        if not self._SCATTERS:
+            raise NotImplementedError(_messages.scatter_unsupported(self))
         base = check_scatter_arguments(self, to_scatter, scatter_onto, mapping, mapping_offset)
         with self._mutation("scatter"):
             values = self._normalize_many(source_values(to_scatter))
@@ -648,6 +658,30 @@ class Carrier(_Lifecycle, abc.ABC):
         self._raw_release()
         self._mark_released()
         self._unbind_backend()
+
+    # -- copying and pickling -------------------------------------------------------------
+
+    def __reduce_ex__(self, protocol: SupportsIndex) -> NoReturn:
+        """Refuse pickling for now (issue 8 defines independent copies per kind).
+
+        Raises
+        ------
+        TypeError
+            Always: a field-by-field copy would share the buffer between two
+            lifecycles, so writes through one would bypass the other's version.
+        """
+        raise TypeError(
+            f"{type(self).__name__} carriers cannot be pickled or copied yet; copy the "
+            f"values instead: carrier.new_like(numpy.asarray(carrier))."
+        )
+
+    def __copy__(self) -> NoReturn:
+        """Refuse ``copy.copy`` (see ``__reduce_ex__``)."""
+        self.__reduce_ex__(0)
+
+    def __deepcopy__(self, memo: object) -> NoReturn:
+        """Refuse ``copy.deepcopy`` (see ``__reduce_ex__``)."""
+        self.__reduce_ex__(0)
 
     # -- NumPy interop ------------------------------------------------------------------
 

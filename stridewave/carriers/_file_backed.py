@@ -9,7 +9,8 @@ Each process that creates FileBacked storage gets one hidden session directory,
 
 The file is removed when the carrier is released, when it is garbage collected
 (``weakref.finalize``), and at interpreter exit; the directory is removed at exit
-(``atexit``). Every cleanup path first compares ``os.getpid()`` with the pid that
+(``atexit``, and ``multiprocessing``'s exit finalizers for a multiprocessing
+child, which leaves through ``os._exit``). Every cleanup path first compares ``os.getpid()`` with the pid that
 created the file or directory, so a forked child (``os.fork`` or ``multiprocessing``
 with the fork start method, whose exit handlers and finalizers run on recent
 Pythons) never deletes its parent's files; a child that needs FileBacked storage
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import multiprocessing.util
 import os
 import shutil
 import tempfile
@@ -46,7 +48,6 @@ from stridewave.dtypes import DType
 
 if TYPE_CHECKING:
     from stridewave.layout import Layout
-    from stridewave.tensor import Tensor
 
 __all__ = ["FileBacked", "session_directory"]
 
@@ -92,6 +93,11 @@ def session_directory() -> str:
         if _session is None or _session[0] != pid or not os.path.isdir(_session[1]):
             directory = tempfile.mkdtemp(prefix=f".stridewave-{pid}-")
             atexit.register(_remove_session, directory, pid)
+            # multiprocessing children leave through os._exit after running only
+            # multiprocessing's own finalizers: register there as well.
+            multiprocessing.util.Finalize(
+                None, _remove_session, args=(directory, pid), exitpriority=0
+            )
             _session = (pid, directory)
         return _session[1]
 
@@ -167,6 +173,8 @@ class FileBacked(_ArrayCarrier):
 
     _SUPPORTED_STORAGE: ClassVar[tuple[DType, ...] | None] = _FILE_SUPPORTED
     _CONSTRUCTIBLE_STORAGE: ClassVar[tuple[DType, ...] | None] = _FILE_CONCRETE
+
+    _SCATTERS: ClassVar[bool] = False
 
     _path: str
     _finalizer: weakref.finalize[Any, Any]
@@ -276,25 +284,10 @@ class FileBacked(_ArrayCarrier):
             array.flush()
 
     @override
-    def scatter(
-        self,
-        to_scatter: Tensor,
-        scatter_onto: Tensor,
-        mapping: Layout,
-        mapping_offset: int = 0,
-    ) -> None:
-        """Refuse: FileBacked does not implement the scatter mutation (spec).
-
-        Raises
-        ------
-        NotImplementedError
-            Always, before reading any argument; nothing is written.
-        """
+    def _raw_scatter(self, base: int, mapping: Layout, values: npt.NDArray[Any]) -> None:
         raise NotImplementedError(
-            "FileBacked does not implement scatter (carrier-storage spec). Scatter into "
-            "a CPU or Generic carrier instead, e.g. target = CPU(n, dtype=...); "
-            "target.scatter(...), then copy the result with file.new_like(numpy.asarray("
-            "target)) or file[i] = value."
+            "FileBacked does not implement scatter (spec: carrier-storage); scatter into a "
+            "CPU carrier and copy with FileBacked.new_like(numpy.asarray(cpu))."
         )
 
     @override

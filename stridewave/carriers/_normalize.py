@@ -313,6 +313,9 @@ def _as_array(values: object) -> npt.NDArray[Any] | None:
         return values
     if isinstance(values, (str, list, tuple, range, dict, set, frozenset)):
         return None
+    if hasattr(type(values), "__array__"):  # carriers, array-likes of other libraries
+        converted: npt.NDArray[Any] = np.asarray(values)
+        return converted
     try:
         view = memoryview(values)  # type: ignore[arg-type]
     except TypeError:
@@ -328,8 +331,9 @@ def materialize(
 ) -> tuple[npt.NDArray[Any], bool]:
     """Turn an iterable of slot values into a normalized 1-D array.
 
-    ``numpy.ndarray`` and buffer inputs (``bytes``, ``bytearray``, ``memoryview``,
-    ``array.array``) take the vectorized path (no Python loop, no copy when the input
+    ``numpy.ndarray``, objects with ``__array__`` (carriers included) and buffer
+    inputs (``bytes``, ``bytearray``, ``memoryview``, ``array.array``) take the
+    vectorized path (no Python loop, no copy when the input
     already has the storage dtype). Every other iterable is consumed once through the
     scalar normalizer; ``None`` items are holes and read as the dtype's zero.
 

@@ -348,7 +348,20 @@ class DType(metaclass=DTypeMeta):
         return obj
 
     def __init__(self, name: str) -> None:
-        """Validate and store the registered name (called by every concrete kind)."""
+        """Validate and store the registered name; every concrete kind calls this first.
+
+        Parameters
+        ----------
+        name : str
+            The unique, non-empty registry key.
+
+        Raises
+        ------
+        ValueError
+            If ``name`` is not a non-empty exact ``str`` or is already registered.
+        AttributeError
+            If the descriptor is already finalized (descriptors are immutable).
+        """
         self._sw_require_building()
         object.__setattr__(self, "_sw_name", _check_name(type(self).__name__, name))
 
@@ -406,7 +419,7 @@ class DType(metaclass=DTypeMeta):
         why = _why_unusable(self)
         if why is None and type(name) is str and vars(DType).get(name) is self:
             return f"DType.{name}"
-        text = f"{type(self).__qualname__}({name!r})"
+        text = f"{type(self).__name__}({name!r})"
         return text if why is None else f"<{why.split(' ')[0]} {text}>"
 
     # -- kind -------------------------------------------------------------------------

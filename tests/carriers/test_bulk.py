@@ -7,6 +7,8 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import stridewave.carriers._normalize as normalize
 from stridewave import DType, Generic
@@ -54,3 +56,22 @@ def test_normalize_many_is_vectorized(kind: Kind, no_scalar_path: Callable[[], N
     no_scalar_path()
     out = carrier._normalize_many(np.array([1, 2], dtype=np.int16))
     assert out.dtype == np.float32 and out.tolist() == [1.0, 2.0]
+
+
+@settings(max_examples=50)
+@given(
+    data=st.data(),
+    np_dtype=st.sampled_from(["f8", "f4", "f2", "i8", "i4", "i2", "u8", "u4", "u1", "?"]),
+)
+def test_vectorized_and_scalar_paths_agree(data: st.DataObject, np_dtype: str) -> None:
+    from hypothesis.extra.numpy import arrays
+
+    target = data.draw(st.sampled_from([DType.Float32, DType.Int32, DType.Bool]))
+    source = data.draw(arrays(np_dtype, st.integers(1, 8)))  # empty arrays: judged by dtype
+    outcomes = []
+    for values in (source, list(source)):
+        try:
+            outcomes.append(("ok", Generic(values, dtype=target)._array.tobytes()))
+        except (TypeError, OverflowError) as error:
+            outcomes.append((type(error).__name__, b""))
+    assert outcomes[0] == outcomes[1]

@@ -10,7 +10,7 @@ import gc
 import numpy as np
 import pytest
 
-from stridewave import DType, storage_zero
+from stridewave import DType, Layout, Tensor, storage_zero
 
 from .conftest import KIND_DTYPES, KINDS, SAMPLE, ZERO, Kind, builtin_dtypes
 
@@ -402,3 +402,50 @@ def test_view_exported_before_release_stays_valid(kind: Kind) -> None:
     carrier.release()
     gc.collect()
     assert view.tolist() == [1.0, 2.0, 3.0]
+
+
+def test_release_drops_every_reference_to_the_buffer(kind: Kind) -> None:
+    import weakref
+
+    carrier = kind.make([1.0, 2.0], F32, True)
+    raw = carrier._raw_array()  # type: ignore[attr-defined]
+    ref = weakref.ref(raw)
+    del raw
+    carrier.release()
+    gc.collect()
+    assert ref() is None
+
+
+def test_new_like_from_another_carrier_is_vectorized(kind: Kind) -> None:
+    source = kind.make([1.0, 2.0], F32, True)
+    for other in KINDS:
+        target = other.make([], F32, True)
+        assert list(target.new_like(source)) == [1.0, 2.0]
+    source.release()
+    with pytest.raises(RuntimeError, match="released"):
+        kind.make([], F32, True).new_like(source)
+
+
+def test_copy_and_pickle_are_refused_until_defined(kind: Kind) -> None:
+    import copy
+    import pickle
+
+    carrier = kind.make([1.0], F32, True)
+    for action in (
+        lambda: copy.copy(carrier),
+        lambda: copy.deepcopy(carrier),
+        lambda: pickle.dumps(carrier),
+    ):
+        with pytest.raises(TypeError, match="cannot be pickled or copied yet"):
+            action()
+
+
+def test_scatter_capability_flag_matches_the_kind_table(kind: Kind) -> None:
+    assert kind.cls._SCATTERS is kind.scatters
+    carrier = kind.make([1.0, 2.0], F32, True)
+    if not kind.scatters:
+        with pytest.raises(NotImplementedError):
+            carrier._raw_scatter(0, Layout((1,)), np.array([5.0], np.float32))
+        whole = Tensor(carrier, Layout((2,)))
+        with pytest.raises(NotImplementedError, match="does not implement scatter"):
+            carrier.scatter(whole, whole, Layout((2,)))

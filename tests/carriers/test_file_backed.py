@@ -265,16 +265,21 @@ def test_forked_child_exit_does_not_delete_parent_files() -> None:
 def test_multiprocessing_fork_child_does_not_delete_parent_files() -> None:
     _run(
         """
-        def child(path):
+        def child(path, queue):
             carrier = FileBacked(dtype=DType.Float32).new_like([5.0])
+            queue.put(session_directory())
             assert os.path.exists(path)
 
         if __name__ == "__main__":
             parent = FileBacked(dtype=DType.Float32).new_like([1.0])
             context = multiprocessing.get_context("fork")
-            process = context.Process(target=child, args=(parent.path,))
+            queue = context.Queue()
+            process = context.Process(target=child, args=(parent.path, queue))
             process.start()
+            child_dir = queue.get(timeout=30)
             process.join()
+            assert child_dir != session_directory()
+            assert not os.path.exists(child_dir), "the child's own directory was left behind"
             assert process.exitcode == 0
             assert os.path.exists(parent.path), "fork child deleted the parent's file"
             assert os.path.isdir(session_directory())

@@ -144,3 +144,13 @@ def test_released_carrier_messages_win_over_ownership(kind: Kind) -> None:
         tier.release()
     with pytest.raises(RuntimeError, match="released"):
         tier[0] = 1.0
+
+
+def test_claim_refuses_a_wrong_dtype_and_claims_nothing(kind: Kind) -> None:
+    first = kind.make([1.0], F32, True)
+    other = kind.make([1], DType.Int32, True)
+    with pytest.raises(ValueError, match=r"not DType\.Float32"):
+        Carrier._claim_all(Owner(), (first, other), dtype=F32)
+    assert not first.is_owned() and not other.is_owned()
+    Carrier._claim_all(Owner(), (first,), dtype=F32)
+    assert first.is_owned()

@@ -152,7 +152,10 @@ def test_allowed_overrides_are_accepted() -> None:
         def helper(self) -> int:
             return 1
 
-    assert Fine.__doc__
+    fine = Fine(f"Fine_{id(Fine)}")
+    assert fine.structure()[-1] == ("fine",)
+    assert fine.helper() == 1
+    assert repr(fine) == f"Fine({fine.name!r})"
 
 
 @pytest.mark.parametrize("cls", [SimpleDType, DTypeCategory, CompoundDType, ScaledDType])
