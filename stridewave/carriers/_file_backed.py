@@ -33,7 +33,7 @@ import tempfile
 import threading
 import uuid
 import weakref
-from typing import Any, ClassVar, Final
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 import numpy as np
 import numpy.typing as npt
@@ -45,6 +45,9 @@ from stridewave.carriers._base import check_flag, check_size
 from stridewave.carriers._normalize import materialize, storage_numpy_dtype
 from stridewave.carriers._storage import validate_storage_dtype
 from stridewave.dtypes import DType
+
+if TYPE_CHECKING:
+    from stridewave.layout import Layout
 
 __all__ = ["FileBacked", "session_directory"]
 
@@ -281,7 +284,7 @@ class FileBacked(_ArrayCarrier):
             array.flush()
 
     @override
-    def _raw_scatter(self, indices: npt.NDArray[np.intp], values: npt.NDArray[Any]) -> None:
+    def _raw_scatter(self, base: int, mapping: Layout, values: npt.NDArray[Any]) -> None:
         raise NotImplementedError(
             "FileBacked does not implement scatter (spec: carrier-storage); scatter into a "
             "CPU carrier and copy with FileBacked.new_like(numpy.asarray(cpu))."
