@@ -126,9 +126,13 @@ def test_pointer_is_positive_and_fails_after_release() -> None:
         carrier.pointer()
 
 
-def test_empty_allocate_like_is_cpu() -> None:
+def test_request_an_empty_cpu_allocation() -> None:
     fresh = CPU(1, dtype=I32).allocate_like(3, empty=True)
     assert isinstance(fresh, CPU) and fresh.size() == 3 and fresh.dtype() is I32
+    assert fresh.is_mutable()
+    fresh[0], fresh[1], fresh[2] = 7, -8, 9  # writable: every slot written before it is read
+    assert [fresh[0], fresh[1], fresh[2]] == [7, -8, 9]
+    assert fresh.version == 3
 
 
 def test_from_numpy_keeps_the_array_alive() -> None:

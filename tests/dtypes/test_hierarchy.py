@@ -78,7 +78,7 @@ def test_any_is_the_root() -> None:
 
 
 @pytest.mark.parametrize("name", list(BUILTINS))
-def test_resolve_a_builtin_through_both_surfaces(name: str) -> None:
+def test_resolve_a_built_in_through_both_surfaces(name: str) -> None:
     assert getattr(DType, name) is DType.from_name(name)
 
 
