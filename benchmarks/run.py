@@ -22,7 +22,11 @@ def main(argv: list[str]) -> int:
         return 1
     for script in scripts:
         print(f"== {script.name}", flush=True)
-        runpy.run_path(str(script), run_name="__main__")
+        saved, sys.argv = sys.argv, [str(script)]
+        try:
+            runpy.run_path(str(script), run_name="__main__")
+        finally:
+            sys.argv = saved
     return 0
 
 
