@@ -19,6 +19,7 @@ claimed. A failure on the way leaves the wrapper exactly as it was.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -110,10 +111,11 @@ class Evictable(Carrier):
       ``primary.new_like(values)`` and claims it, then returns the secondary to size
       zero. The caller's alias of an evicted primary stays released and owned for
       good; the current primary is reachable only through the wrapper.
-    * **Transparent promotion.** Element reads, writes and scatter on an evicted
-      wrapper promote first. ``numpy.asarray(e)``, iteration and ``len`` do *not*
-      change residency: an evicted wrapper exports a read-only view of the
-      secondary's storage (for FileBacked, of its file mapping).
+    * **Transparent promotion.** Element reads, writes, scatter, iteration and
+      ``numpy.asarray(e)`` on an evicted wrapper promote first (so an exported
+      view is always of the primary and sees later writes, as for every carrier);
+      ``size()``, ``len``, ``dtype()``, ``repr`` and the support queries never
+      change residency.
     * **Version authority.** ``version`` is the wrapper's own: +1 per successful
       public mutation (``set_value``, indexed assignment, ``scatter``), unchanged
       by :meth:`evict`, :meth:`promote`, construction and ``release()``. The tiers'
@@ -277,6 +279,10 @@ class Evictable(Carrier):
             stays evicted with its values in the secondary.
         """
         self._require_transition("promote")
+        self._promote()
+
+    def _promote(self) -> None:
+        """Promote without the ownership guard (a no-op when promoted)."""
         if not self._evicted:
             return
         secondary = self._secondary
@@ -307,8 +313,12 @@ class Evictable(Carrier):
     def _page_in(self, action: str) -> None:
         """Promote for an element access on an evicted wrapper (transparent paging)."""
         if self._evicted:
-            self._require_transition(action)
-            self.promote()
+            if self._released:
+                self._require_transition(action)
+            # Reads stay allowed for outside callers of an owned wrapper, and paging
+            # in changes no value, so it needs no access scope; writes were already
+            # refused by the caller's writability check.
+            self._promote()
 
     # -- backend hooks ------------------------------------------------------------------
 
@@ -382,6 +392,34 @@ class Evictable(Carrier):
             self._refuse("scatter")
         self._page_in("scatter")
         super().scatter(to_scatter, scatter_onto, mapping, mapping_offset)
+
+    @override
+    def __array__(
+        self, dtype: npt.DTypeLike | None = None, copy: bool | None = None
+    ) -> npt.NDArray[Any]:
+        """Export to NumPy like :meth:`Carrier.__array__`, promoting an evicted wrapper first.
+
+        The zero-copy read-only view is of the primary tier, so it sees later writes
+        through the wrapper until the next :meth:`evict` (after which it keeps the
+        values it had: the evicted primary's buffer lives on while the view does).
+
+        Raises
+        ------
+        RuntimeError
+            If the wrapper is released.
+        OSError, MemoryError
+            If the promotion fails; the wrapper then stays evicted, unchanged.
+        """
+        if not self._released:
+            self._page_in("export to NumPy")
+        return super().__array__(dtype, copy)
+
+    @override
+    def __iter__(self) -> Iterator[Any]:
+        """Iterate over a snapshot of the values, promoting an evicted wrapper first."""
+        if not self._released:
+            self._page_in("iterate")
+        return super().__iter__()
 
     @override
     def _raw_release(self) -> None:
