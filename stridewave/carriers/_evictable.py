@@ -27,6 +27,7 @@ import numpy.typing as npt
 from typing_extensions import Self, override
 
 from stridewave import _messages
+from stridewave._scatter import check_scatter_arguments
 from stridewave.carriers._base import Carrier
 from stridewave.dtypes import DType
 
@@ -388,8 +389,7 @@ class Evictable(Carrier):
                 f"{type(self._primary).__name__} does not implement scatter (carrier-storage "
                 f"spec). Use a CPU, Generic or Metal primary."
             )
-        if not self._writable:
-            self._refuse("scatter")
+        check_scatter_arguments(self, to_scatter, scatter_onto, mapping, mapping_offset)
         self._page_in("scatter")
         super().scatter(to_scatter, scatter_onto, mapping, mapping_offset)
 
