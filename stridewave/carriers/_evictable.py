@@ -18,6 +18,9 @@ claimed. A failure on the way leaves the wrapper exactly as it was.
 
 from __future__ import annotations
 
+import os
+import queue
+import threading
 import warnings
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -52,6 +55,39 @@ def _same_values(expected: npt.NDArray[Any], actual: npt.NDArray[Any]) -> bool:
     if expected.dtype != actual.dtype:
         return bool(np.array_equal(expected, actual))
     return bool(np.array_equal(_bits(expected), _bits(actual)))
+
+
+class _Reaper:
+    """Drop the last reference to a replaced tier buffer on a background thread.
+
+    Freeing the old secondary storage after a promotion (for FileBacked: unmapping
+    an unlinked file, whose page-cache pages the kernel then reclaims) costs about
+    as much as reading the values back. It is pure cleanup of storage nothing can
+    reach any more, so it runs off the caller's path; CPython releases the GIL
+    while it unmaps. One daemon thread per process, started on first use (again in
+    a forked child).
+    """
+
+    _lock = threading.Lock()
+    _queue: queue.SimpleQueue[object] | None = None
+    _pid = -1
+
+    @classmethod
+    def drop(cls, item: object) -> None:
+        with cls._lock:
+            if cls._queue is None or cls._pid != os.getpid():
+                cls._queue = queue.SimpleQueue()
+                cls._pid = os.getpid()
+                threading.Thread(
+                    target=cls._run, args=(cls._queue,), name="stridewave-reaper", daemon=True
+                ).start()
+            cls._queue.put(item)
+
+    @staticmethod
+    def _run(items: queue.SimpleQueue[object]) -> None:
+        while True:
+            item = items.get()
+            del item
 
 
 class _PagingStore:
@@ -295,6 +331,7 @@ class Evictable(Carrier):
         self._bind_backend()
         with secondary._access(self):
             self._empty_secondary(values[:0])
+        _Reaper.drop(values)
 
     def _empty_secondary(self, empty: npt.NDArray[Any]) -> None:
         """Return the secondary to size 0 (inside its access scope); never raises."""
