@@ -457,3 +457,16 @@ def test_evict_returns_the_primary_memory() -> None:
     before, after = int(out[0]), int(out[1])
     assert out[2:] == ["1", "True"]
     assert before - after > 150 * 2**20, (before, after)
+
+
+def test_eviction_docs_examples_run() -> None:
+    import doctest
+    import re
+
+    doc = Path(__file__).resolve().parents[2] / "docs" / "eviction.md"
+    blocks = re.findall(r"```pycon\n(.*?)```", doc.read_text(), flags=re.DOTALL)
+    parser = doctest.DocTestParser()
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    runner.run(parser.get_doctest("\n".join(blocks), {}, "eviction.md", str(doc), 0))
+    result = runner.summarize(verbose=False)
+    assert result.failed == 0 and result.attempted > 10
