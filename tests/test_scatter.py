@@ -352,3 +352,31 @@ def test_injective_scatter_matches_model_without_index_arrays(case, kind):
     with mock.patch.object(Layout, "indices", forbidden):
         receiver.scatter(source, onto, mapping, mapping_offset)
     assert list(receiver) == model(initial, onto_offset + mapping_offset, mapping, values)
+
+
+def test_bounds_are_checked_before_mutability(kind):
+    receiver = kind.make([0.0, 0.0], DType.Float32, False)
+    source = kind.make([1.0, 2.0], DType.Float32, True)
+    with unchanged(receiver), pytest.raises(IndexError, match="physical index 2"):
+        receiver.scatter(whole(source), whole(receiver), Layout((2,)), 1)
+
+
+def test_owned_receiver_refuses_scatter(kind):
+    receiver = kind.make([0.0, 0.0], DType.Float32, True)
+    source = kind.make([1.0, 2.0], DType.Float32, True)
+    owner = object()
+    receiver._claim_all(owner, [receiver])
+    with unchanged(receiver), pytest.raises(RuntimeError):
+        receiver.scatter(whole(source), whole(receiver), Layout((2,)))
+    with receiver._access(owner):
+        receiver.scatter(whole(source), whole(receiver), Layout((2,)))
+    assert list(receiver) == [1.0, 2.0]
+
+
+def test_released_source_raises_runtime_error_and_changes_nothing(kind):
+    receiver = kind.make([0.0, 0.0], DType.Float32, True)
+    source_carrier = kind.make([1.0, 2.0], DType.Float32, True)
+    source = whole(source_carrier)
+    source_carrier.release()
+    with unchanged(receiver), pytest.raises(RuntimeError):
+        receiver.scatter(source, whole(receiver), Layout((2,)))

@@ -22,7 +22,8 @@ Backend hooks (override in a subclass)
     default runs :func:`stridewave._scatter.scatter_numpy` on ``_raw_array()``
     (strided copy, no index array, for injective mappings). Metal overrides it with
     ``scatter_indices(base, mapping)`` and one MLX assignment.
-    A kind without scatter sets ``_SCATTERS = False`` (FileBacked).
+    A kind without scatter sets ``_SCATTERS = False`` (FileBacked): ``scatter``
+    then raises ``NotImplementedError`` before any validation.
 ``_raw_load(values: ndarray) -> None``
     Optional (a kind that lacks it cannot be an Evictable secondary): replace the
     whole storage with a copy of ``values`` (normalized, storage NumPy dtype, 1-D;
@@ -642,6 +643,9 @@ class Carrier(_Lifecycle, abc.ABC):
             scope (or the source's carrier is released).
         OverflowError
             If a source value is outside the receiver dtype's range.
+        NotImplementedError
+            If the kind does not implement scatter (``_SCATTERS = False``:
+            FileBacked), before any other check.
 
         Notes
         -----
@@ -649,6 +653,8 @@ class Carrier(_Lifecycle, abc.ABC):
         call changes neither values nor ``version``; a successful call advances
         ``version`` by exactly one.
         """
+        if not self._SCATTERS:
+            raise NotImplementedError(_messages.scatter_unsupported(self))
         base = check_scatter_arguments(self, to_scatter, scatter_onto, mapping, mapping_offset)
         with self._mutation("scatter"):
             values = self._normalize_many(source_values(to_scatter))
