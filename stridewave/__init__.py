@@ -8,6 +8,7 @@ from stridewave._version import __version__
 from stridewave.carriers import (
     CPU,
     Carrier,
+    Evictable,
     FileBacked,
     Generic,
     accepts_storage_dtype,
@@ -33,6 +34,7 @@ __all__ = [
     "Generic",
     "CPU",
     "FileBacked",
+    "Evictable",
     "validate_storage_dtype",
     "accepts_storage_dtype",
     "storage_zero",

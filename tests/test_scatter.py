@@ -67,6 +67,8 @@ def test_scatter_from_strided_source_view(kind):
 
 
 def test_scatter_bool(kind):
+    if DType.Bool not in kind.dtypes:
+        pytest.skip(f"{kind.name} cannot hold Bool (e.g. a FileBacked tier)")
     receiver = kind.make([False] * 3, DType.Bool, True)
     source = kind.make([True, True], DType.Bool, True)
     receiver.scatter(whole(source), whole(receiver), Layout((2,), (2,)))
@@ -149,6 +151,8 @@ def test_int32_values_scatter_into_float32(kind):
 def test_refused_normalization_raises_type_error_and_changes_nothing(
     kind, source_dtype, source_values, receiver_dtype, zero
 ):
+    if source_dtype not in kind.dtypes or receiver_dtype not in kind.dtypes:
+        pytest.skip(f"{kind.name} cannot hold {source_dtype!r} and {receiver_dtype!r}")
     receiver = kind.make([zero], receiver_dtype, True)
     source = kind.make(source_values, source_dtype, True)
     with pytest.raises(TypeError):

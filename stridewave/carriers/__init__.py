@@ -6,11 +6,13 @@ kind                    backend                               constructible dtyp
 :class:`Generic`        1-D ``numpy.ndarray`` built from values Float32, Int32, Bool
 :class:`CPU`            1-D ``numpy.ndarray``, owned or wrapped Float32, Int32, Bool
 :class:`FileBacked`     1-D ``numpy.memmap`` of a raw LE file   Float32, Int32
+:class:`Evictable`      a primary and a secondary carrier       the tiers' common dtypes
 ======================= ===================================== ===========================
 """
 
 from stridewave.carriers._base import Carrier
 from stridewave.carriers._cpu import CPU
+from stridewave.carriers._evictable import Evictable
 from stridewave.carriers._file_backed import FileBacked
 from stridewave.carriers._generic import Generic
 from stridewave.carriers._storage import (
@@ -22,6 +24,7 @@ from stridewave.carriers._storage import (
 __all__ = [
     "CPU",
     "Carrier",
+    "Evictable",
     "FileBacked",
     "Generic",
     "accepts_storage_dtype",

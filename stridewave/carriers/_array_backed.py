@@ -40,6 +40,10 @@ class _ArrayCarrier(Carrier):
     def _raw_array(self) -> npt.NDArray[Any]:
         return self._array
 
+    def _raw_load(self, values: npt.NDArray[Any]) -> None:
+        # One copy into a fresh buffer; exported views keep the old one alive.
+        self._array = np.array(values, dtype=self._array.dtype, copy=True, order="C")
+
     def _raw_release(self) -> None:
         # Drop the only reference the carrier holds; views exported earlier keep the
         # buffer alive through their own references, so nothing points at freed memory.

@@ -24,6 +24,12 @@ Backend hooks (override in a subclass)
     ``scatter_indices(base, mapping)`` and one MLX assignment.
     A kind without scatter sets ``_SCATTERS = False`` (FileBacked): ``scatter``
     then raises ``NotImplementedError`` before any validation.
+``_raw_load(values: ndarray) -> None``
+    Optional (a kind that lacks it cannot be an Evictable secondary): replace the
+    whole storage with a copy of ``values`` (normalized, storage NumPy dtype, 1-D;
+    the size may change). All or nothing: on failure the old storage is unchanged.
+    Views exported earlier stay valid (they keep the old buffer). A move, not a
+    mutation: reached through ``_load``, which guards it like ``resize``.
 ``_raw_release() -> None``
     Let the backend go (unmap, unlink, drop references). Called at most once.
 ``_raw_new_like(values, *, mutable, dtype) -> Self`` and
@@ -246,6 +252,24 @@ class Carrier(_Lifecycle, abc.ABC):
     @abc.abstractmethod
     def _raw_allocate_like(self, size: int, *, mutable: bool, dtype: DType, empty: bool) -> Self:
         """Build fresh storage of this kind with ``size`` slots (validated arguments)."""
+
+    def _raw_load(self, values: npt.NDArray[Any]) -> None:
+        """Replace the whole storage with a copy of ``values`` (see the module notes)."""
+        raise NotImplementedError(
+            f"{type(self).__name__} cannot replace its storage in one move, so it cannot "
+            f"serve as an Evictable secondary; use CPU, Generic or FileBacked there."
+        )
+
+    def _load(self, values: npt.NDArray[Any], *, action: str) -> None:
+        """Replace the storage with ``values`` (a move like ``resize``: no version step).
+
+        Guarded like a move (intrinsically mutable, live, unowned or inside the
+        owner's access scope); ``values`` must already be normalized to the storage
+        NumPy dtype. On any error the storage, size and version are unchanged.
+        """
+        self._require_writable(action)
+        self._raw_load(values)
+        self._bind_backend()
 
     def _normalize_many(self, values: object, *, where: str = "scatter") -> npt.NDArray[Any]:
         """Normalize many values for this carrier's dtype, vectorized for ndarrays.

@@ -206,6 +206,11 @@ class CPU(_ArrayCarrier):
         return self._wraps
 
     @override
+    def _raw_load(self, values: npt.NDArray[Any]) -> None:
+        super()._raw_load(values)
+        self._wraps = False  # the fresh buffer is owned, not the wrapped memory
+
+    @override
     def _raw_new_like(self, values: object, *, mutable: bool, dtype: DType) -> Self:
         np_dtype = storage_numpy_dtype(dtype)
         array, fresh = materialize(values, dtype, np_dtype, where="CPU.new_like")

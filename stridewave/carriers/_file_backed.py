@@ -284,6 +284,25 @@ class FileBacked(_ArrayCarrier):
             array.flush()
 
     @override
+    def _raw_load(self, values: npt.NDArray[Any]) -> None:
+        # Write a staging file with one write() (a full disk fails here with
+        # OSError(ENOSPC), never later as SIGBUS on a mapped page), then put it in
+        # place with os.replace: the old file and mappings held by exported views are
+        # untouched until the new file is complete.
+        np_dtype = self._array.dtype
+        staging = _create_file(None, os.path.dirname(self._path))
+        try:
+            if values.shape[0]:
+                with open(staging, "r+b") as handle:
+                    np.ascontiguousarray(values, dtype=np_dtype).tofile(handle)
+            array = self._map(staging, np_dtype, values.shape[0], True)
+            os.replace(staging, self._path)
+        except BaseException:
+            _remove_file(staging, os.getpid())
+            raise
+        self._array = array
+
+    @override
     def _raw_scatter(self, base: int, mapping: Layout, values: npt.NDArray[Any]) -> None:
         raise NotImplementedError(
             "FileBacked does not implement scatter (spec: carrier-storage); scatter into a "

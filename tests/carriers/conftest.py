@@ -15,7 +15,16 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from stridewave import CPU, Carrier, DType, DTypeCategory, FileBacked, Generic, ScaledDType
+from stridewave import (
+    CPU,
+    Carrier,
+    DType,
+    DTypeCategory,
+    Evictable,
+    FileBacked,
+    Generic,
+    ScaledDType,
+)
 
 F32, I32, BOOL = DType.Float32, DType.Int32, DType.Bool
 
@@ -83,6 +92,41 @@ def _make_file(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier
     return FileBacked(dtype=dtype).new_like(values, mutable=mutable)
 
 
+def _make_evictable_file(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
+    """CPU over FileBacked, promoted: the primary holds the values."""
+    return Evictable(_make_cpu(values, dtype, mutable), FileBacked(dtype=dtype))
+
+
+def _make_evictable_generic(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
+    """Generic over CPU, promoted."""
+    return Evictable(Generic(values, dtype=dtype, mutable=mutable), CPU(0, dtype=dtype))
+
+
+def _evicted(
+    make: Callable[[Sequence[object], DType, bool], Carrier],
+) -> Callable[[Sequence[object], DType, bool], Carrier]:
+    """Wrap a maker so that the Evictable starts evicted (values in the secondary)."""
+
+    def make_evicted(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
+        carrier = make(values, dtype, mutable)
+        assert isinstance(carrier, Evictable)
+        carrier.evict()
+        return carrier
+
+    return make_evicted
+
+
+def _raw_evictable(carrier: Carrier) -> list[object]:
+    """Read the values around the API, from the tier where they live now."""
+    assert isinstance(carrier, Evictable)
+    tier = carrier.secondary if carrier.is_evicted() else carrier.primary
+    if isinstance(tier, FileBacked):
+        return _raw_file(tier)
+    if isinstance(tier, CPU):
+        return _raw_via_pointer(tier)
+    return _raw_generic(tier)
+
+
 KINDS: tuple[Kind, ...] = (
     Kind(
         name="Generic",
@@ -118,6 +162,40 @@ KINDS: tuple[Kind, ...] = (
         dtypes=(F32, I32),
         supported=(DType.Floating, F32, I32),
         scatters=False,
+    ),
+    Kind(
+        name="Evictable(CPU/FileBacked)",
+        cls=Evictable,
+        make=_make_evictable_file,
+        raw_values=_raw_evictable,
+        dtypes=(F32, I32),
+        supported=(F32, I32),
+        initializes_empty=False,
+    ),
+    Kind(
+        name="Evictable(CPU/FileBacked)-evicted",
+        cls=Evictable,
+        make=_evicted(_make_evictable_file),
+        raw_values=_raw_evictable,
+        dtypes=(F32, I32),
+        supported=(F32, I32),
+        initializes_empty=False,
+    ),
+    Kind(
+        name="Evictable(Generic/CPU)",
+        cls=Evictable,
+        make=_make_evictable_generic,
+        raw_values=_raw_evictable,
+        dtypes=(F32, I32, BOOL),
+        supported=(F32, I32, BOOL),
+    ),
+    Kind(
+        name="Evictable(Generic/CPU)-evicted",
+        cls=Evictable,
+        make=_evicted(_make_evictable_generic),
+        raw_values=_raw_evictable,
+        dtypes=(F32, I32, BOOL),
+        supported=(F32, I32, BOOL),
     ),
 )
 

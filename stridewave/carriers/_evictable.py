@@ -1,0 +1,519 @@
+"""`Evictable`: a two-tier carrier whose values live in a primary or a secondary tier.
+
+CONTRACT section 4 and the Evictable clauses of the carrier-storage spec. The wrapper
+claims both tiers (all or nothing) and is the only version authority its users see.
+It is written against the ``Carrier`` hooks only, with no kind-specific branch:
+
+* the primary tier is any carrier kind; promotion rebuilds it through its value
+  factory ``primary.new_like(values)`` (which works on a released prototype);
+* the secondary tier is any kind that implements the ``_raw_load`` move (CPU,
+  Generic, FileBacked); eviction loads the values into it in one move and
+  promotion returns it to size zero, so the object the caller passed stays the tier.
+
+Residency moves never release anything before the values are safe elsewhere: an
+eviction releases the primary only after the secondary reads back the same bits,
+and a promotion shrinks the secondary only after the new primary is built and
+claimed. A failure on the way leaves the wrapper exactly as it was.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+import warnings
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+import numpy.typing as npt
+from typing_extensions import Self, override
+
+from stridewave import _messages
+from stridewave._scatter import check_scatter_arguments
+from stridewave.carriers._base import Carrier
+from stridewave.dtypes import DType
+
+if TYPE_CHECKING:
+    from stridewave.layout import Layout
+    from stridewave.tensor import Tensor
+
+__all__ = ["Evictable"]
+
+
+def _bits(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """View ``array`` as unsigned integers of the same width (NaN-safe equality)."""
+    if array.dtype.kind in "fiub" and array.dtype.itemsize in (1, 2, 4, 8):
+        return array.view(f"u{array.dtype.itemsize}")
+    return array
+
+
+def _same_values(expected: npt.NDArray[Any], actual: npt.NDArray[Any]) -> bool:
+    """Return whether two 1-D arrays hold the same bits (one vectorized pass)."""
+    if expected.shape != actual.shape:
+        return False
+    if expected.dtype != actual.dtype:
+        return bool(np.array_equal(expected, actual))
+    return bool(np.array_equal(_bits(expected), _bits(actual)))
+
+
+class _Reaper:
+    """Drop the last reference to a replaced tier buffer on a background thread.
+
+    Freeing the old secondary storage after a promotion (for FileBacked: unmapping
+    an unlinked file, whose page-cache pages the kernel then reclaims) costs about
+    as much as reading the values back. It is pure cleanup of storage nothing can
+    reach any more, so it runs off the caller's path; CPython releases the GIL
+    while it unmaps. One daemon thread per process, started on first use (again in
+    a forked child).
+    """
+
+    _lock = threading.Lock()
+    _queue: queue.SimpleQueue[object] | None = None
+    _pid = -1
+
+    @classmethod
+    def drop(cls, item: object) -> None:
+        with cls._lock:
+            if cls._queue is None or cls._pid != os.getpid():
+                cls._queue = queue.SimpleQueue()
+                cls._pid = os.getpid()
+                threading.Thread(
+                    target=cls._run, args=(cls._queue,), name="stridewave-reaper", daemon=True
+                ).start()
+            cls._queue.put(item)
+
+    @staticmethod
+    def _run(items: queue.SimpleQueue[object]) -> None:
+        while True:
+            item = items.get()
+            del item
+
+
+class _PagingStore:
+    """``store[i] = v`` for an evicted wrapper: promote, then write to the primary."""
+
+    __slots__ = ("_owner",)
+
+    def __init__(self, owner: Evictable) -> None:
+        self._owner = owner
+
+    def __setitem__(self, index: int, value: Any) -> None:
+        owner = self._owner
+        owner._page_in("write")
+        owner._slot_store[index] = value
+
+
+class Evictable(Carrier):
+    """Two-tier storage: values live in ``primary`` (promoted) or ``secondary`` (evicted).
+
+    The everyday case is ``Evictable(CPU(...), FileBacked(dtype=...))``: host memory
+    that can be spilled to a file and paged back. Any two carrier kinds of one dtype
+    work (Generic over CPU, Metal over CPU or FileBacked); the secondary must be able
+    to replace its storage in one move (CPU, Generic and FileBacked can).
+
+    Parameters
+    ----------
+    primary : Carrier
+        The fast tier. Live and unowned; it holds the logical values (its ``size()``
+        slots, in elements) and the wrapper starts *promoted*. Its intrinsic
+        mutability becomes the wrapper's.
+    secondary : Carrier
+        The spill tier: live, unowned, intrinsically mutable, empty (``size() ==
+        0``), of the primary's dtype, a different object than ``primary``.
+
+    Raises
+    ------
+    TypeError
+        If a tier is not a :class:`Carrier`.
+    ValueError
+        If the tiers hold different dtypes, the secondary is intrinsically immutable,
+        is not empty, or its kind cannot replace its storage in one move.
+    RuntimeError
+        If a tier is released or already owned, or the same carrier is passed twice.
+        On every error nothing is claimed: both carriers stay as they were.
+
+    Notes
+    -----
+    Implements CONTRACT section 4 "Evictable(primary, secondary)" and the Evictable
+    clauses of the carrier-storage spec:
+
+    * **Claim.** Both tiers are claimed at construction, all or nothing. The
+      caller's own references (aliases) then report ``is_owned() == True`` and
+      ``is_mutable() == False``; their writes, scatter, version steps, ``resize`` and
+      ``release()`` raise ``RuntimeError`` naming the Evictable.
+    * **Residency.** :meth:`evict` loads the values into the secondary, verifies
+      them, then releases the primary, so its memory really goes back (once no
+      exported NumPy view holds it). :meth:`promote` builds a *new* primary with
+      ``primary.new_like(values)`` and claims it, then returns the secondary to size
+      zero. The caller's alias of an evicted primary stays released and owned for
+      good; the current primary is reachable only through the wrapper.
+    * **Transparent promotion.** Element reads, writes, scatter, iteration and
+      ``numpy.asarray(e)`` on an evicted wrapper promote first (so an exported
+      view is always of the primary and sees later writes, as for every carrier);
+      ``size()``, ``len``, ``dtype()``, ``repr`` and the support queries never
+      change residency.
+    * **Version authority.** ``version`` is the wrapper's own: +1 per successful
+      public mutation (``set_value``, indexed assignment, ``scatter``), unchanged
+      by :meth:`evict`, :meth:`promote`, construction and ``release()``. The tiers'
+      own counters are internal and not meaningful to users.
+    * **Release.** ``release()`` releases both tiers (through the access scope);
+      :meth:`evict`/:meth:`promote` raise ``RuntimeError`` afterwards.
+    * **Dtype support.** ``supports_storage_dtype`` is the identity intersection of
+      the tiers' answers; factories accept the intersection of the tiers'
+      constructible sets.
+    """
+
+    _primary: Carrier
+    _secondary: Carrier
+    _evicted: bool
+    _logical: int
+
+    _SCATTERS: ClassVar[bool] = True
+
+    def __init__(self, primary: Carrier, secondary: Carrier) -> None:
+        for role, tier in (("primary", primary), ("secondary", secondary)):
+            if not isinstance(tier, Carrier):
+                raise TypeError(
+                    f"Evictable expects the {role} tier to be a stridewave Carrier; got "
+                    f"{type(tier).__name__}. Pass e.g. Evictable(CPU(n, dtype=DType.Float32), "
+                    f"FileBacked(dtype=DType.Float32)). Nothing was claimed."
+                )
+        if primary is not secondary and not secondary._released:
+            self._check_secondary(secondary, primary)
+        dtype = primary._dtype
+        Carrier._claim_all(self, (primary, secondary), dtype=dtype)
+        self._primary = primary
+        self._secondary = secondary
+        self._evicted = False
+        self._logical = primary._slots
+        self._init_carrier(dtype, mutable=primary._intrinsic_mutable)
+
+    @staticmethod
+    def _check_secondary(secondary: Carrier, primary: Carrier) -> None:
+        """Refuse a secondary that could not hold the values later (``ValueError``)."""
+        if secondary._dtype is not primary._dtype:
+            raise ValueError(
+                f"Evictable needs tiers of one dtype; given primary {primary!r} and "
+                f"secondary {secondary!r}. Make the secondary with dtype={primary._dtype!r}. "
+                f"Nothing was claimed."
+            )
+        if not secondary._intrinsic_mutable:
+            raise ValueError(
+                f"Evictable needs an intrinsically mutable secondary (eviction writes into "
+                f"it); given {secondary!r}, built with mutable=False. Pass a mutable one, "
+                f"e.g. FileBacked(dtype={secondary._dtype!r}). Nothing was claimed."
+            )
+        if secondary._slots:
+            raise ValueError(
+                f"Evictable needs an empty secondary (size 0), so that no data of yours is "
+                f"overwritten by evict(); given {secondary!r} with {secondary._slots} slots. "
+                f"Pass secondary.allocate_like(0). Nothing was claimed."
+            )
+        if type(secondary)._raw_load is Carrier._raw_load:
+            raise ValueError(
+                f"Evictable cannot use {type(secondary).__name__} as its secondary: the kind "
+                f"cannot replace its storage in one move (no _raw_load). Use CPU, Generic "
+                f"or FileBacked as the secondary. Nothing was claimed."
+            )
+
+    # -- the tiers and residency ----------------------------------------------------------
+
+    @property
+    def primary(self) -> Carrier:
+        """The current primary tier (owned; after an eviction, the released one)."""
+        return self._primary
+
+    @property
+    def secondary(self) -> Carrier:
+        """The secondary tier: the carrier passed at construction (owned)."""
+        return self._secondary
+
+    def is_evicted(self) -> bool:
+        """Return the residency: ``True`` when the values live in the secondary tier.
+
+        Returns
+        -------
+        bool
+            ``False`` when promoted (values in the primary; the secondary has size
+            0), ``True`` when evicted (values in the secondary; the primary released).
+            A released wrapper reports the residency it had when released.
+        """
+        return self._evicted
+
+    def _require_transition(self, action: str) -> None:
+        """Raise ``RuntimeError`` unless a residency move is allowed now."""
+        if self._released:
+            raise RuntimeError(
+                f"cannot {action} {self!r}: it is released, and a released Evictable makes "
+                f"no residency transitions. Build a fresh one with new_like(values)."
+            )
+        if self._owner is not None and self._scope_depth == 0:
+            raise RuntimeError(
+                _messages.not_writable(self, action, intrinsic=True, owner=self._owner)
+            )
+
+    def evict(self) -> None:
+        """Move the values to the secondary tier and release the primary's storage.
+
+        Idempotent (a no-op when already evicted); ``version`` never changes. The
+        values (``size()`` elements, ``4 * size()`` bytes for Float32) are loaded
+        into the secondary in one move, read back and compared bit for bit, and only
+        then is the primary released, so its memory goes back to the system (once
+        no exported NumPy view of it remains).
+
+        Raises
+        ------
+        RuntimeError
+            If the wrapper is released, or owned by a composite outside its scope;
+            or if the secondary did not read back the values it was given.
+        OSError
+            If the secondary cannot be provisioned (e.g. a full disk or an
+            unwritable directory for FileBacked).
+
+        Notes
+        -----
+        On any error the wrapper stays promoted with every value and its version
+        intact, and the secondary is back at size 0.
+        """
+        self._require_transition("evict")
+        if self._evicted:
+            return
+        primary, secondary = self._primary, self._secondary
+        values = primary._raw_array()
+        with secondary._access(self):
+            try:
+                secondary._load(values, action="evict into")
+                if not _same_values(values, secondary._raw_array()):
+                    raise RuntimeError(
+                        f"evict: {secondary!r} did not read back the {values.shape[0]} "
+                        f"values written to it; nothing was moved and the values stay in "
+                        f"the primary tier. Check the secondary's storage and try again."
+                    )
+            except BaseException:
+                self._empty_secondary(values[:0])
+                raise
+            with primary._access(self):
+                primary.release()
+        self._evicted = True
+        self._bind_backend()
+
+    def promote(self) -> None:
+        """Bring the values back into a new primary tier; the secondary returns to size 0.
+
+        Idempotent (a no-op when promoted); ``version`` never changes. The new
+        primary comes from the primary tier's value factory
+        ``primary.new_like(values)`` (same kind, the wrapper's intrinsic
+        mutability) and is claimed by the wrapper; the released original stays
+        owned. Only then is the secondary shrunk to size 0.
+
+        Raises
+        ------
+        RuntimeError
+            If the wrapper is released, or owned by a composite outside its scope.
+        MemoryError, OSError
+            If the primary's factory cannot build the new tier; the wrapper then
+            stays evicted with its values in the secondary.
+        """
+        self._require_transition("promote")
+        self._promote()
+
+    def _promote(self) -> None:
+        """Promote without the ownership guard (a no-op when promoted)."""
+        if not self._evicted:
+            return
+        secondary = self._secondary
+        values = secondary._raw_array()
+        fresh = self._primary.new_like(values, mutable=self._intrinsic_mutable)
+        Carrier._claim_all(self, (fresh,))
+        self._primary = fresh
+        self._evicted = False
+        self._bind_backend()
+        with secondary._access(self):
+            self._empty_secondary(values[:0])
+        _Reaper.drop(values)
+
+    def _empty_secondary(self, empty: npt.NDArray[Any]) -> None:
+        """Return the secondary to size 0 (inside its access scope); never raises."""
+        secondary = self._secondary
+        if secondary._slots == 0:
+            return
+        try:
+            secondary._load(empty, action="shrink")
+        except (OSError, MemoryError, RuntimeError) as exc:  # values are safe elsewhere
+            warnings.warn(
+                f"Evictable could not return {secondary!r} to size 0 ({exc}); its stale "
+                f"copy stays until the next evict() or release().",
+                ResourceWarning,
+                stacklevel=3,
+            )
+
+    def _page_in(self, action: str) -> None:
+        """Promote for an element access on an evicted wrapper (transparent paging)."""
+        if self._evicted:
+            if self._released:
+                self._require_transition(action)
+            # Reads stay allowed for outside callers of an owned wrapper, and paging
+            # in changes no value, so it needs no access scope; writes were already
+            # refused by the caller's writability check.
+            self._promote()
+
+    # -- backend hooks ------------------------------------------------------------------
+
+    @override
+    def _bind_backend(self) -> None:
+        self._slots = self._logical
+        if self._evicted:
+            self._slot_get = self._paged_get
+            self._slot_store = _PagingStore(self)
+        else:  # the primary's own cached accessors: no extra call on the hot path
+            self._slot_get = self._primary._slot_get
+            self._slot_store = self._primary._slot_store
+
+    def _paged_get(self, index: int) -> Any:
+        self._page_in("read")
+        return self._slot_get(index)
+
+    @override
+    def _raw_size(self) -> int:
+        return self._logical
+
+    @override
+    def _raw_get(self, index: int) -> Any:
+        self._page_in("read")
+        return self._primary._raw_get(index)
+
+    @override
+    def _raw_set(self, index: int, value: Any) -> None:
+        self._page_in("write")
+        self._primary._raw_set(index, value)
+
+    @override
+    def _raw_array(self) -> npt.NDArray[Any]:
+        tier = self._secondary if self._evicted else self._primary
+        return tier._raw_array()
+
+    @override
+    def _raw_scatter(self, base: int, mapping: Layout, values: npt.NDArray[Any]) -> None:
+        self._page_in("scatter")
+        self._primary._raw_scatter(base, mapping, values)
+
+    @override
+    def scatter(
+        self,
+        to_scatter: Tensor,
+        scatter_onto: Tensor,
+        mapping: Layout,
+        mapping_offset: int = 0,
+    ) -> None:
+        """Scatter into the primary tier (promoting first); ``version`` +1 once.
+
+        Same arguments, checks and exceptions as :meth:`Carrier.scatter` (spec:
+        "Evictable SHALL require promotion, lower to its primary tier, and advance
+        the wrapper version once"). An evicted, writable wrapper is promoted before
+        the arguments are validated, so a promotion failure (``OSError``,
+        ``MemoryError``) leaves it evicted with values and version unchanged; a
+        refused scatter on a promoted wrapper changes nothing.
+
+        Raises
+        ------
+        NotImplementedError
+            If the primary tier's kind does not scatter (FileBacked).
+        """
+        if not type(self._primary)._SCATTERS:
+            raise NotImplementedError(
+                f"cannot scatter into {self!r}: its primary tier kind "
+                f"{type(self._primary).__name__} does not implement scatter (carrier-storage "
+                f"spec). Use a CPU, Generic or Metal primary."
+            )
+        check_scatter_arguments(self, to_scatter, scatter_onto, mapping, mapping_offset)
+        self._page_in("scatter")
+        super().scatter(to_scatter, scatter_onto, mapping, mapping_offset)
+
+    @override
+    def __array__(
+        self, dtype: npt.DTypeLike | None = None, copy: bool | None = None
+    ) -> npt.NDArray[Any]:
+        """Export to NumPy like :meth:`Carrier.__array__`, promoting an evicted wrapper first.
+
+        The zero-copy read-only view is of the primary tier, so it sees later writes
+        through the wrapper until the next :meth:`evict` (after which it keeps the
+        values it had: the evicted primary's buffer lives on while the view does).
+
+        Raises
+        ------
+        RuntimeError
+            If the wrapper is released.
+        OSError, MemoryError
+            If the promotion fails; the wrapper then stays evicted, unchanged.
+        """
+        if not self._released:
+            self._page_in("export to NumPy")
+        return super().__array__(dtype, copy)
+
+    @override
+    def __iter__(self) -> Iterator[Any]:
+        """Iterate over a snapshot of the values, promoting an evicted wrapper first."""
+        if not self._released:
+            self._page_in("iterate")
+        return super().__iter__()
+
+    @override
+    def _raw_release(self) -> None:
+        for tier in (self._primary, self._secondary):
+            if not tier._released:
+                with tier._access(self):
+                    tier.release()
+
+    @override
+    def _unbind_backend(self) -> None:
+        super()._unbind_backend()
+        self._logical = 0
+
+    # -- dtype support and factories ------------------------------------------------------
+
+    @override
+    def _supported_storage_dtypes(self) -> tuple[DType, ...]:
+        other = self._secondary._supported_storage_dtypes()
+        return tuple(
+            d for d in self._primary._supported_storage_dtypes() if any(d is o for o in other)
+        )
+
+    @override
+    def _constructible_storage_dtypes(self) -> tuple[DType, ...]:
+        other = self._secondary._constructible_storage_dtypes()
+        return tuple(
+            d for d in self._primary._constructible_storage_dtypes() if any(d is o for o in other)
+        )
+
+    @override
+    def _raw_new_like(self, values: object, *, mutable: bool, dtype: DType) -> Self:
+        primary = self._primary.new_like(values, mutable=mutable, dtype=dtype)
+        secondary = self._secondary.allocate_like(0, mutable=True, dtype=dtype)
+        return type(self)(primary, secondary)
+
+    @override
+    def _raw_allocate_like(self, size: int, *, mutable: bool, dtype: DType, empty: bool) -> Self:
+        primary = self._primary.allocate_like(size, mutable=mutable, dtype=dtype, empty=empty)
+        secondary = self._secondary.allocate_like(0, mutable=True, dtype=dtype)
+        return type(self)(primary, secondary)
+
+    # -- presentation ---------------------------------------------------------------------
+
+    @override
+    def _state_words(self) -> list[str]:
+        words = super()._state_words()
+        words.append("evicted" if self._evicted else "promoted")
+        return words
+
+    @override
+    def __repr__(self) -> str:
+        """Name the dtype, logical size, state, residency and tier kinds.
+
+        E.g. ``Evictable(DType.Float32, size=8, live, evicted; CPU over FileBacked)``.
+        """
+        return (
+            f"Evictable({self._dtype!r}, size={self._slots}, "
+            f"{', '.join(self._state_words())}; {type(self._primary).__name__} over "
+            f"{type(self._secondary).__name__})"
+        )
