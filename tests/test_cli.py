@@ -64,7 +64,7 @@ def test_demo_on_a_user_npy_file(tmp_path) -> None:
     proc = run_cli("demo", str(path), "--no-metal")
     assert proc.returncode == 0, proc.stderr
     assert "4 rows x 3 columns" in proc.stdout
-    assert "CPU(Int32" in proc.stdout
+    assert "CPU(DType.Int32" in proc.stdout
     assert "every value survived" in proc.stdout
 
 
@@ -76,7 +76,7 @@ def test_demo_on_a_user_csv_written_by_numpy(tmp_path) -> None:
     proc = run_cli("demo", str(path), "--no-metal")
     assert proc.returncode == 0, proc.stderr
     assert "50 rows x 4 columns (a, b, c, d)" in proc.stdout
-    assert "CPU(Float32" in proc.stdout
+    assert "CPU(DType.Float32" in proc.stdout
     assert "MXFP4 (E2M1): 4.25 bits/value" in proc.stdout
 
 
