@@ -8,6 +8,7 @@ capability flags. Tests read the flags instead of skipping.
 from __future__ import annotations
 
 import ctypes
+import importlib.util
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -15,7 +16,16 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from stridewave import CPU, Carrier, DType, DTypeCategory, FileBacked, Generic, ScaledDType
+from stridewave import (
+    CPU,
+    Carrier,
+    DType,
+    DTypeCategory,
+    FileBacked,
+    Generic,
+    Metal,
+    ScaledDType,
+)
 
 F32, I32, BOOL = DType.Float32, DType.Int32, DType.Bool
 
@@ -40,6 +50,8 @@ class Kind:
     initializes_empty: bool = True
     #: the kind implements the scatter mutation (FileBacked raises NotImplementedError)
     scatters: bool = True
+    #: pytest marks for every test of this kind (Metal: needs_mlx, skipped without mlx)
+    marks: tuple[pytest.MarkDecorator, ...] = ()
 
     def __repr__(self) -> str:
         return self.name
@@ -83,6 +95,34 @@ def _make_file(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier
     return FileBacked(dtype=dtype).new_like(values, mutable=mutable)
 
 
+#: Metal runs wherever mlx imports: on the GPU when MLX has one, else on MLX's CPU
+#: device (tests/conftest.py sets STRIDEWAVE_METAL_DEVICE=cpu on GPU-less machines).
+HAVE_MLX = importlib.util.find_spec("mlx") is not None
+NO_MLX_REASON = 'mlx is not importable here: install "stridewave[mlx]" to test Metal'
+needs_mlx = [
+    pytest.mark.needs_mlx,
+    pytest.mark.skipif(not HAVE_MLX, reason=NO_MLX_REASON),
+]
+
+
+def _raw_mlx(carrier: Carrier) -> list[object]:
+    assert isinstance(carrier, Metal)
+    values: list[object] = carrier._mx_array.tolist()  # MLX's own read, not the view
+    return values
+
+
+def _make_metal(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
+    if not HAVE_MLX:  # a safety net for parametrizations that do not read Kind.marks
+        pytest.skip(NO_MLX_REASON)
+    if mutable:  # through the constructor and public writes
+        carrier = Metal(len(values), dtype=dtype)
+        for i, v in enumerate(values):
+            carrier[i] = v
+        carrier._version = 0  # a fresh carrier: the setup writes are not the test's
+        return carrier
+    return Metal(0, dtype=dtype).new_like(values, mutable=False, dtype=dtype)
+
+
 KINDS: tuple[Kind, ...] = (
     Kind(
         name="Generic",
@@ -119,10 +159,21 @@ KINDS: tuple[Kind, ...] = (
         supported=(DType.Floating, F32, I32),
         scatters=False,
     ),
+    Kind(
+        name="Metal",
+        cls=Metal,
+        make=_make_metal,
+        raw_values=_raw_mlx,
+        dtypes=(F32, I32, BOOL),
+        supported=(F32, I32, BOOL),
+        marks=tuple(needs_mlx),
+    ),
 )
 
 #: (kind, dtype) pairs every kind can hold
-KIND_DTYPES = [pytest.param(k, d, id=f"{k.name}-{d.name}") for k in KINDS for d in k.dtypes]
+KIND_DTYPES = [
+    pytest.param(k, d, id=f"{k.name}-{d.name}", marks=k.marks) for k in KINDS for d in k.dtypes
+]
 
 #: a sample non-zero value per dtype, and a second distinct one
 SAMPLE = {F32: (1.5, -2.25), I32: (7, -3), BOOL: (True, False)}
@@ -133,7 +184,7 @@ def fresh_name(prefix: str = "T") -> str:
     return f"{prefix}_{uuid.uuid4().hex}"
 
 
-@pytest.fixture(params=KINDS, ids=lambda k: k.name)
+@pytest.fixture(params=[pytest.param(k, id=k.name, marks=k.marks) for k in KINDS])
 def kind(request: pytest.FixtureRequest) -> Kind:
     k: Kind = request.param
     return k
