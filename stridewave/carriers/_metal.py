@@ -61,14 +61,23 @@ _INSTALL_HINT: Final = (
 )
 
 
+class _Unavailable(RuntimeError):
+    """Metal cannot run here; ``short`` is the one-line reason for ``python -m stridewave info``."""
+
+    def __init__(self, message: str, short: str) -> None:
+        super().__init__(message)
+        self.short = short
+
+
 def _import_mlx() -> Any:
     """Return ``mlx.core`` (imported on first use), or raise an actionable RuntimeError."""
     try:
         import mlx.core as mx  # the one lazy import point (no module-level mlx)
     except ImportError as exc:
-        raise RuntimeError(
+        raise _Unavailable(
             f"Metal needs the optional MLX package, which is not importable here "
-            f"({type(exc).__name__}: {exc}); {_INSTALL_HINT}. CPU carriers work without it."
+            f"({type(exc).__name__}: {exc}); {_INSTALL_HINT}. CPU carriers work without it.",
+            'mlx is not installed; pip install "stridewave[mlx]"',
         ) from exc
     return mx
 
@@ -97,19 +106,21 @@ def _select_device(mx: Any) -> tuple[Any, str]:
     if choice == "cpu":
         return mx.Device(mx.cpu), "MLX CPU device (STRIDEWAVE_METAL_DEVICE=cpu, testing aid)"
     if choice not in ("", "gpu"):
-        raise RuntimeError(
+        raise _Unavailable(
             f"{DEVICE_ENV}={os.environ.get(DEVICE_ENV)!r} is not understood; expected "
             f"'gpu' (or unset: require a GPU runtime) or 'cpu' (MLX's CPU device, a "
-            f"testing aid). Fix or unset the variable."
+            f"testing aid). Fix or unset the variable.",
+            f"{DEVICE_ENV}={os.environ.get(DEVICE_ENV)!r} is not understood (use gpu or cpu)",
         )
     backend = _gpu_backend(mx)
     if backend is None:
-        raise RuntimeError(
+        raise _Unavailable(
             f"Metal found no GPU runtime: MLX {getattr(mx, '__version__', '?')} reports "
             f"neither Apple Metal nor CUDA on {sys.platform}. On Apple silicon install "
             f'"stridewave[mlx]"; on Linux with an NVIDIA GPU install "mlx[cuda13]"; on a '
             f"machine without a GPU set {DEVICE_ENV}=cpu to run Metal on MLX's CPU device "
-            f"(a testing aid)."
+            f"(a testing aid).",
+            f"no GPU runtime; install mlx[cuda13] (Linux, NVIDIA) or set {DEVICE_ENV}=cpu",
         )
     return mx.Device(mx.gpu), f"MLX GPU device ({'Apple Metal' if backend == 'metal' else 'CUDA'})"
 
@@ -122,13 +133,14 @@ def metal_runtime() -> tuple[bool, str]:
     Returns
     -------
     (bool, str)
-        ``(True, device description)``, or ``(False, why not and how to fix)``.
+        ``(True, device description)``, or ``(False, why not and how to fix)`` in
+        one line.
     """
     try:
         mx = _import_mlx()
         _device, description = _select_device(mx)
-    except RuntimeError as exc:
-        return False, str(exc)
+    except _Unavailable as exc:
+        return False, exc.short
     return True, f"{description}, MLX {getattr(mx, '__version__', '?')}"
 
 
