@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Any, ClassVar, Final
+from typing import Any, ClassVar, Final
 
 import numpy as np
 import numpy.typing as npt
@@ -43,9 +43,8 @@ from stridewave.carriers._base import Carrier, check_flag, check_size
 from stridewave.carriers._normalize import materialize, storage_numpy_dtype
 from stridewave.carriers._storage import validate_storage_dtype
 from stridewave.dtypes import DType
-
-if TYPE_CHECKING:
-    from stridewave.layout import Layout
+from stridewave.layout import Layout
+from stridewave.tensor import Tensor
 
 __all__ = ["DEVICE_ENV", "Metal", "metal_runtime"]
 
@@ -315,6 +314,46 @@ class Metal(_ArrayCarrier):
 
     # -- scatter ----------------------------------------------------------------------------
 
+    _device_source: Any = None
+
+    @override
+    def scatter(
+        self,
+        to_scatter: Tensor,
+        scatter_onto: Tensor,
+        mapping: Layout,
+        mapping_offset: int = 0,
+    ) -> None:
+        """Scatter ``to_scatter``'s values into this carrier (see :meth:`Carrier.scatter`).
+
+        Same contract, checks and exceptions as :meth:`Carrier.scatter` (it runs that
+        template). In addition, when the source is another live Metal carrier of the
+        same dtype viewed through a row-major contiguous layout, its values are read
+        on the device (no host round trip): the scatter is then device-to-device.
+
+        Parameters
+        ----------
+        to_scatter : Tensor
+            Single-subtensor source view, shape ``S``.
+        scatter_onto : Tensor
+            Single-subtensor view of this carrier; only its ``offset`` is used.
+        mapping : Layout
+            Destination offsets, in elements, ``mapping.shape == S``.
+        mapping_offset : int, optional
+            Extra offset in elements, ``>= 0`` (default 0).
+
+        Raises
+        ------
+        TypeError, ValueError, IndexError, RuntimeError, OverflowError
+            As :meth:`Carrier.scatter`, all before MLX is asked to write; a failure
+            leaves values and ``version`` unchanged.
+        """
+        self._device_source = _device_source(self, to_scatter)
+        try:
+            super().scatter(to_scatter, scatter_onto, mapping, mapping_offset)
+        finally:
+            self._device_source = None
+
     @override
     def _raw_scatter(self, base: int, mapping: Layout, values: npt.NDArray[Any]) -> None:
         """Write the normalized ``values`` through ``mapping`` in one MLX assignment.
@@ -338,17 +377,25 @@ class Metal(_ArrayCarrier):
                 source_start += source_step * (count - 1)
                 step, source_step = -step, -source_step
             stop = source_start + source_step * count
-            picked = values[source_start : stop if stop >= 0 else None : source_step]
-            source = mx.array(np.ascontiguousarray(picked))
+            window = slice(source_start, stop if stop >= 0 else None, source_step)
+            if self._device_source is not None:
+                source = self._device_source[window]
+            else:
+                source = mx.array(np.ascontiguousarray(values[window]))
             mx.eval(source)
             with mx.stream(self._device):
                 self._mx_array[start : start + step * (count - 1) + 1 : step] = source
         elif plan.injective:
             # Strides prove no repeats: destination indices built on the device from
             # the strides (no host index array, nothing to transfer but the values).
-            source = mx.array(
-                np.ascontiguousarray(strided_view(values, plan.source_base, plan.source))
-            )
+            if self._device_source is not None:
+                source = mx.as_strided(
+                    self._device_source, plan.source.shape, plan.source.strides, plan.source_base
+                )
+            else:
+                source = mx.array(
+                    np.ascontiguousarray(strided_view(values, plan.source_base, plan.source))
+                )
             wide = self._slots >= 2**30
             itype = mx.int64 if wide else mx.int32
             ndim = plan.dest.ndim
@@ -370,7 +417,10 @@ class Metal(_ArrayCarrier):
             # (resolved in NumPy; MLX promises no order for repeated indices).
             unique, positions = scatter_indices(base, mapping)
             index = mx.array(unique)
-            source = mx.array(values[positions])
+            if self._device_source is not None:
+                source = mx.take(self._device_source, mx.array(positions), stream=self._device)
+            else:
+                source = mx.array(values[positions])
             mx.eval(index, source)
             with mx.stream(self._device):
                 self._mx_array[index] = source
@@ -413,6 +463,34 @@ class Metal(_ArrayCarrier):
     @override
     def _raw_allocate_like(self, size: int, *, mutable: bool, dtype: DType, empty: bool) -> Self:
         return type(self)(size, mutable=mutable, dtype=dtype, empty=empty)
+
+
+def _device_source(receiver: Metal, to_scatter: object) -> Any:
+    """Return the flat MLX source values of a device-resident scatter source, or ``None``.
+
+    Only for another live, host-viewable Metal carrier of the receiver's dtype seen
+    through a row-major contiguous layout: then the logical source values are the
+    slice ``[offset, offset + size)`` of its MLX array, read on the device. Anything
+    else (including invalid arguments, which the template then refuses) gives ``None``.
+    """
+    if not isinstance(to_scatter, Tensor) or len(to_scatter.subtensors) != 1:
+        return None
+    carrier = to_scatter.carrier
+    if (
+        not isinstance(carrier, Metal)
+        or carrier is receiver
+        or carrier.is_released()
+        or carrier.dtype() is not receiver.dtype()
+        or not carrier._host
+    ):
+        return None
+    layout = to_scatter.layout
+    if layout.strides != Layout(layout.shape).strides:
+        return None
+    start = to_scatter.offset
+    if start < 0 or start + layout.size > carrier.size():
+        return None
+    return carrier._mx_array[start : start + layout.size]
 
 
 def _mlx_dtype(mx: Any, dtype: DType) -> Any:

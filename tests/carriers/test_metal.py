@@ -290,16 +290,16 @@ def test_fail_metal_scatter_atomically_on_validation() -> None:
 
 
 class _FailingMLX:
-    """``mlx.core`` whose array transfer fails (device out of memory)."""
+    """``mlx.core`` whose ``failing`` call (host transfer or eval) fails: out of memory."""
 
-    def __init__(self, mx: Any) -> None:
+    def __init__(self, mx: Any, failing: str) -> None:
         self._mx = mx
+        self._failing = failing
 
     def __getattr__(self, name: str) -> Any:
+        if name == self._failing:
+            raise MemoryError(f"simulated: device out of memory in mx.{name}")
         return getattr(self._mx, name)
-
-    def array(self, *args: Any, **kwargs: Any) -> Any:
-        raise MemoryError("simulated: device out of memory")
 
 
 @mlx_only
@@ -308,20 +308,75 @@ class _FailingMLX:
     [Layout((2,), (1,)), Layout((2, 2), (1, 2)), Layout((2, 2), (0, 1))],
     ids=["slice", "injective-2d", "repeats"],
 )
+@pytest.mark.parametrize(
+    ("source_kind", "failing"),
+    [("CPU", "array"), ("CPU", "eval"), ("Metal", "eval")],
+    ids=["host-source-transfer", "host-source-eval", "device-source-eval"],
+)
 def test_fail_metal_scatter_atomically_on_execution(
-    monkeypatch: pytest.MonkeyPatch, mapping: Layout
+    monkeypatch: pytest.MonkeyPatch, mapping: Layout, source_kind: str, failing: str
 ) -> None:
     import mlx.core as mx
 
     receiver = Metal(0, dtype=F32).new_like([1.0, 2.0, 3.0, 4.0])
-    source = Metal(0, dtype=F32).new_like([5.0, 6.0, 7.0, 8.0][: mapping.size])
-    monkeypatch.setattr(_metal, "_import_mlx", lambda: _FailingMLX(mx))
+    prototype = CPU(0) if source_kind == "CPU" else Metal(0)
+    source = prototype.new_like([5.0, 6.0, 7.0, 8.0][: mapping.size])
+    monkeypatch.setattr(_metal, "_import_mlx", lambda: _FailingMLX(mx, failing))
     with pytest.raises(MemoryError):
         receiver.scatter(whole(source, mapping.shape), whole(receiver), mapping)
     monkeypatch.undo()
     assert mlx_values(receiver) == [1.0, 2.0, 3.0, 4.0]
     assert list(receiver) == [1.0, 2.0, 3.0, 4.0]
     assert receiver.version == 0
+
+
+def scatter_model(dest: list[Any], base: int, mapping: Layout, values: list[Any]) -> list[Any]:
+    out = list(dest)
+    for i in range(mapping.size):
+        out[base + mapping.index(i)] = values[i]
+    return out
+
+
+@mlx_only
+@pytest.mark.parametrize(
+    ("mapping", "mapping_offset"),
+    [
+        (Layout((4,)), 1),
+        (Layout((4,), (-1,)), 4),
+        (Layout((4,), (2,)), 0),
+        (Layout((2, 3), (1, 2)), 1),
+        (Layout((2, 3), (3, -1)), 2),
+        (Layout((3, 2), (0, 1)), 0),
+        (Layout((2, 2), (1, 1)), 3),
+    ],
+    ids=["slice", "reversed", "stepped", "transpose", "mixed-signs", "zero-stride", "overlap"],
+)
+@pytest.mark.parametrize("source_offset", [0, 2])
+def test_scatter_from_a_metal_source_stays_on_the_device(
+    monkeypatch: pytest.MonkeyPatch, mapping: Layout, mapping_offset: int, source_offset: int
+) -> None:
+    import mlx.core as mx
+
+    initial = [-1] * 9
+    values = list(range(10, 10 + mapping.size + source_offset))
+    receiver = Metal(0, dtype=I32).new_like(initial)
+    source = Metal(0, dtype=I32).new_like(values)
+    to_scatter = Tensor(source, Layout(mapping.shape), offset=source_offset)
+    expected = scatter_model(initial, mapping_offset, mapping, values[source_offset:])
+    if mapping.is_injective():  # no host-to-MLX transfer of values at all
+        monkeypatch.setattr(_metal, "_import_mlx", lambda: _FailingMLX(mx, "array"))
+    receiver.scatter(to_scatter, whole(receiver), mapping, mapping_offset)
+    monkeypatch.undo()
+    assert list(receiver) == expected
+    assert mlx_values(receiver) == expected
+    assert receiver.version == 1 and list(source) == values
+
+
+@mlx_only
+def test_scatter_from_itself_reads_the_old_values() -> None:
+    receiver = Metal(0, dtype=I32).new_like([1, 2, 3, 4, 5])
+    receiver.scatter(Tensor(receiver, Layout((4,))), whole(receiver), Layout((4,)), 1)
+    assert list(receiver) == [1, 1, 2, 3, 4]
 
 
 @mlx_only
