@@ -364,6 +364,7 @@ class Metal(_ArrayCarrier):
         a failure before it leaves the stored values untouched.
         """
         mx = _import_mlx()
+        keep: Any = None  # see the full-coverage case below; alive until the eval
         plan = plan_scatter(base, mapping)
         if plan.dest.size == 0:
             return
@@ -384,6 +385,13 @@ class Metal(_ArrayCarrier):
                 source = mx.array(np.ascontiguousarray(values[window]))
             mx.eval(source)
             with mx.stream(self._device):
+                if count == self._slots:
+                    # An evaluated update covering the whole array makes MLX adopt the
+                    # update's buffer (aliasing the source carrier, or a reversed view
+                    # of it). A lazy copy instead lands in this carrier's own buffer,
+                    # provided the copied array stays referenced (``keep``) so that MLX
+                    # cannot donate its buffer to the copy.
+                    keep, source = source, mx.array(source)
                 self._mx_array[start : start + step * (count - 1) + 1 : step] = source
         elif plan.injective:
             # Strides prove no repeats: destination indices built on the device from
@@ -425,6 +433,29 @@ class Metal(_ArrayCarrier):
             with mx.stream(self._device):
                 self._mx_array[index] = source
         self._bind_view()
+        del keep
+        self._ensure_own_buffer()
+
+    def _ensure_own_buffer(self) -> None:
+        """Copy the storage if MLX left it aliased to the scatter source or strided.
+
+        A safety net behind the full-coverage copy above: the carrier's buffer must be
+        its own (host writes through the view must not reach another carrier) and
+        C-contiguous (else no host view). Costs one device copy when it triggers.
+        """
+        try:
+            current = np.asarray(memoryview(self._mx_array))
+        except (TypeError, ValueError, BufferError, RuntimeError):
+            return  # no host view on this device: nothing to inspect
+        source = self._device_source
+        aliased = source is not None and bool(
+            np.may_share_memory(current, np.asarray(memoryview(source)))
+        )
+        if aliased or not current.flags.c_contiguous:
+            mx = _import_mlx()
+            with mx.stream(self._device):
+                self._mx_array = mx.contiguous(mx.array(self._mx_array))
+            self._bind_view()
 
     # -- MLX interop ------------------------------------------------------------------------
 

@@ -373,6 +373,26 @@ def test_scatter_from_a_metal_source_stays_on_the_device(
 
 
 @mlx_only
+@pytest.mark.parametrize(("mapping", "offset"), [(Layout((5,)), 0), (Layout((5,), (-1,)), 4)])
+@pytest.mark.parametrize("source_kind", ["Metal", "CPU"])
+def test_full_coverage_scatter_leaves_the_receiver_its_own_contiguous_buffer(
+    mapping: Layout, offset: int, source_kind: str
+) -> None:
+    # MLX adopts the update's buffer when a slice update covers the whole array
+    values = [1, 2, 3, 4, 5]
+    source = (Metal(0, dtype=I32) if source_kind == "Metal" else CPU(0, dtype=I32)).new_like(values)
+    receiver = Metal(5, dtype=I32)
+    view = np.asarray(receiver)
+    receiver.scatter(whole(source), whole(receiver), mapping, offset)
+    receiver[0] = 0
+    assert list(source) == values  # no write reached the source
+    assert receiver._host  # still host-viewable (C-contiguous)
+    expected = [0, *(values[1:] if offset == 0 else values[::-1][1:])]
+    assert list(receiver) == mlx_values(receiver) == expected
+    assert list(view) == expected  # written in place: an exported view stays live
+
+
+@mlx_only
 def test_scatter_from_itself_reads_the_old_values() -> None:
     receiver = Metal(0, dtype=I32).new_like([1, 2, 3, 4, 5])
     receiver.scatter(Tensor(receiver, Layout((4,))), whole(receiver), Layout((4,)), 1)
