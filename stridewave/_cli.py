@@ -59,7 +59,29 @@ def _cmd_info(args: argparse.Namespace) -> int:
     print("registered dtypes:")
     for line in dtype_table():
         print(line)
+    print("carriers:")
+    for line in carrier_availability():
+        print(line)
     return 0
+
+
+def carrier_availability() -> list[str]:
+    """Return one line per carrier kind: whether it works here, and if not why.
+
+    Returns
+    -------
+    list of str
+        Lines such as ``"  Metal       available: MLX GPU device (CUDA), MLX 0.32.4"`` or
+        ``"  Metal       unavailable: no GPU runtime; install mlx[cuda13] ..."``. Generic,
+        CPU and FileBacked need only NumPy. Importing MLX (when installed) is the only
+        side effect; no storage is allocated.
+    """
+    from stridewave.carriers._metal import metal_runtime
+
+    lines = [f"  {name:<11} available (NumPy)" for name in ("Generic", "CPU", "FileBacked")]
+    ok, why = metal_runtime()
+    lines.append(f"  {'Metal':<11} {'available' if ok else 'unavailable'}: {why}")
+    return lines
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:

@@ -19,6 +19,25 @@ settings.register_profile("nightly", max_examples=2000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
 
+def _metal_device_for_tests() -> None:
+    """Run Metal on MLX's CPU device where MLX has no GPU (and the caller chose none).
+
+    With ``STRIDEWAVE_METAL_DEVICE`` unset and a GPU runtime present (Apple Metal, MLX
+    CUDA), the variable stays unset, so the suite exercises the GPU. Subprocesses
+    started by tests inherit the choice.
+    """
+    if "STRIDEWAVE_METAL_DEVICE" in os.environ:
+        return
+    from stridewave.carriers._metal import metal_runtime
+
+    available, _why = metal_runtime()
+    if not available:
+        os.environ["STRIDEWAVE_METAL_DEVICE"] = "cpu"
+
+
+_metal_device_for_tests()
+
+
 def pytest_addoption(parser):  # type: ignore[no-untyped-def]
     parser.addoption("--runslow", action="store_true", help="run the slow soak tests too")
 

@@ -6,6 +6,7 @@ kind                    backend                               constructible dtyp
 :class:`Generic`        1-D ``numpy.ndarray`` built from values Float32, Int32, Bool
 :class:`CPU`            1-D ``numpy.ndarray``, owned or wrapped Float32, Int32, Bool
 :class:`FileBacked`     1-D ``numpy.memmap`` of a raw LE file   Float32, Int32
+:class:`Metal`          1-D ``mlx.core.array`` (GPU; lazy mlx)  Float32, Int32, Bool
 :class:`Evictable`      a primary and a secondary carrier       the tiers' common dtypes
 ======================= ===================================== ===========================
 """
@@ -15,6 +16,7 @@ from stridewave.carriers._cpu import CPU
 from stridewave.carriers._evictable import Evictable
 from stridewave.carriers._file_backed import FileBacked
 from stridewave.carriers._generic import Generic
+from stridewave.carriers._metal import Metal
 from stridewave.carriers._storage import (
     accepts_storage_dtype,
     storage_zero,
@@ -27,6 +29,7 @@ __all__ = [
     "Evictable",
     "FileBacked",
     "Generic",
+    "Metal",
     "accepts_storage_dtype",
     "storage_zero",
     "validate_storage_dtype",

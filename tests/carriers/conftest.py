@@ -1,6 +1,6 @@
 """The carrier-kind table: one entry per kind, read by the shared contract suite.
 
-Adding a kind (Evictable, Metal) is one more ``Kind`` entry in ``KINDS``: how to make
+Adding a kind (Evictable, Metal) is one more ``Kind`` entry in ``ALL_KINDS``: how to make
 one from values, how to read its raw values without the carrier API, and its
 capability flags. Tests read the flags instead of skipping.
 """
@@ -23,6 +23,7 @@ from stridewave import (
     Evictable,
     FileBacked,
     Generic,
+    Metal,
     ScaledDType,
 )
 
@@ -49,6 +50,8 @@ class Kind:
     initializes_empty: bool = True
     #: the kind implements the scatter mutation (FileBacked raises NotImplementedError)
     scatters: bool = True
+    #: pytest marks for every test of this kind (Metal: needs_mlx, skipped without mlx)
+    marks: tuple[pytest.MarkDecorator, ...] = ()
 
     def __repr__(self) -> str:
         return self.name
@@ -124,10 +127,60 @@ def _raw_evictable(carrier: Carrier) -> list[object]:
         return _raw_file(tier)
     if isinstance(tier, CPU):
         return _raw_via_pointer(tier)
+    if isinstance(tier, Metal):
+        return _raw_mlx(tier)
     return _raw_generic(tier)
 
 
-KINDS: tuple[Kind, ...] = (
+#: Metal runs wherever mlx imports: on the GPU when MLX has one, else on MLX's CPU
+#: device (tests/conftest.py sets STRIDEWAVE_METAL_DEVICE=cpu on GPU-less machines).
+def _have_mlx() -> bool:
+    try:
+        import mlx.core  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+HAVE_MLX = _have_mlx()
+NO_MLX_REASON = 'mlx is not importable here: install "stridewave[mlx]" to test Metal'
+needs_mlx = [
+    pytest.mark.needs_mlx,
+    pytest.mark.skipif(not HAVE_MLX, reason=NO_MLX_REASON),
+]
+
+
+def _raw_mlx(carrier: Carrier) -> list[object]:
+    assert isinstance(carrier, Metal)
+    values: list[object] = carrier._mx_array.tolist()  # MLX's own read, not the view
+    return values
+
+
+def _make_metal(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
+    if not HAVE_MLX:  # a safety net for parametrizations that do not read Kind.marks
+        pytest.skip(NO_MLX_REASON)
+    if mutable:  # through the constructor and public writes
+        carrier = Metal(len(values), dtype=dtype)
+        for i, v in enumerate(values):
+            carrier[i] = v
+        carrier._version = 0  # a fresh carrier: the setup writes are not the test's
+        return carrier
+    return Metal(0, dtype=dtype).new_like(values, mutable=False, dtype=dtype)
+
+
+def _make_evictable_metal(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
+    """Metal over CPU, promoted."""
+    return Evictable(_make_metal(values, dtype, mutable), CPU(0, dtype=dtype))
+
+
+def _make_evictable_metal_file(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
+    """Metal over FileBacked, promoted."""
+    return Evictable(_make_metal(values, dtype, mutable), FileBacked(dtype=dtype))
+
+
+#: every kind, Metal included even where mlx is absent (its tests then skip, with the
+#: reason, through ``Kind.marks``)
+ALL_KINDS: tuple[Kind, ...] = (
     Kind(
         name="Generic",
         cls=Generic,
@@ -197,10 +250,52 @@ KINDS: tuple[Kind, ...] = (
         dtypes=(F32, I32, BOOL),
         supported=(F32, I32, BOOL),
     ),
+    Kind(
+        name="Metal",
+        cls=Metal,
+        make=_make_metal,
+        raw_values=_raw_mlx,
+        dtypes=(F32, I32, BOOL),
+        supported=(F32, I32, BOOL),
+        marks=tuple(needs_mlx),
+    ),
+    Kind(
+        name="Evictable(Metal/CPU)",
+        cls=Evictable,
+        make=_make_evictable_metal,
+        raw_values=_raw_evictable,
+        dtypes=(F32, I32, BOOL),
+        supported=(F32, I32, BOOL),
+        marks=tuple(needs_mlx),
+    ),
+    Kind(
+        name="Evictable(Metal/CPU)-evicted",
+        cls=Evictable,
+        make=_evicted(_make_evictable_metal),
+        raw_values=_raw_evictable,
+        dtypes=(F32, I32, BOOL),
+        supported=(F32, I32, BOOL),
+        marks=tuple(needs_mlx),
+    ),
+    Kind(
+        name="Evictable(Metal/FileBacked)-evicted",
+        cls=Evictable,
+        make=_evicted(_make_evictable_metal_file),
+        raw_values=_raw_evictable,
+        dtypes=(F32, I32),
+        supported=(F32, I32),
+        marks=tuple(needs_mlx),
+    ),
 )
 
+#: the kinds that can run here: without mlx, Metal is left out, so that tests which
+#: iterate or sample KINDS (scatter properties, cross-kind loops) still run the others
+KINDS: tuple[Kind, ...] = tuple(k for k in ALL_KINDS if HAVE_MLX or not k.marks)
+
 #: (kind, dtype) pairs every kind can hold
-KIND_DTYPES = [pytest.param(k, d, id=f"{k.name}-{d.name}") for k in KINDS for d in k.dtypes]
+KIND_DTYPES = [
+    pytest.param(k, d, id=f"{k.name}-{d.name}", marks=k.marks) for k in ALL_KINDS for d in k.dtypes
+]
 
 #: a sample non-zero value per dtype, and a second distinct one
 SAMPLE = {F32: (1.5, -2.25), I32: (7, -3), BOOL: (True, False)}
@@ -211,7 +306,7 @@ def fresh_name(prefix: str = "T") -> str:
     return f"{prefix}_{uuid.uuid4().hex}"
 
 
-@pytest.fixture(params=KINDS, ids=lambda k: k.name)
+@pytest.fixture(params=[pytest.param(k, id=k.name, marks=k.marks) for k in ALL_KINDS])
 def kind(request: pytest.FixtureRequest) -> Kind:
     k: Kind = request.param
     return k

@@ -1,0 +1,221 @@
+"""Metal carrier benchmarks (issue 6): each figure beside the raw MLX/NumPy op, same run.
+
+Run ``python benchmarks/bench_metal.py`` (``--big`` adds N = 10**8). The carrier runs on
+the GPU when MLX has one, else set ``STRIDEWAVE_METAL_DEVICE=cpu`` for MLX's CPU
+device. Not a test: nothing fails; the figures go to docs/metal.md.
+
+Rows
+----
+* scatter of N Float32 through a contiguous mapping, a reversed mapping and a
+  transpose (a strided permutation: a Layout is strided, so a random permutation is
+  not expressible; raw MLX's random ``d[perm] = a`` is shown for scale), each vs
+  raw ``d[idx] = a`` + eval with ``a`` already in MLX, and vs the same with the
+  host-to-MLX transfer of ``a`` included (what a host-resident source costs); the
+  source is a Metal carrier, read on the device; the copy ceiling is ``a + 0`` + eval;
+* ``new_like`` from a host ndarray vs ``mx.array(host)`` + eval;
+* ``get_value`` / ``set_value`` per element vs NumPy ``item`` / ``view[i] = v`` on
+  the same buffer, and vs MLX ``a[i].item()`` / ``a[i] = v`` + eval.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import sys
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+
+def best(fn: Callable[[], object], repeat: int, number: int = 1) -> float:
+    """Best wall time per call over ``repeat`` rounds of ``number`` calls, in seconds."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        times.append((time.perf_counter() - start) / number)
+    return min(times)
+
+
+def fmt(seconds: float) -> str:
+    if seconds >= 1e-3:
+        return f"{seconds * 1e3:9.2f} ms"
+    if seconds >= 1e-6:
+        return f"{seconds * 1e6:9.2f} us"
+    return f"{seconds * 1e9:9.1f} ns"
+
+
+def scatter_rows(n: int, repeat: int) -> list[tuple[str, float, float, float]]:
+    import mlx.core as mx
+
+    import stridewave as sw
+    from stridewave import Layout, Tensor
+
+    rng = np.random.default_rng(0)
+    host = rng.standard_normal(n, dtype=np.float32)
+    source = sw.Metal(0).new_like(host)
+    receiver = sw.Metal(n)
+    onto = Tensor(receiver, Layout((n,)))
+    rows_x = 1000 if n % 1000 == 0 else 1
+    cases = {
+        "contiguous": (Layout((n,)), 0, np.arange(n)),
+        "reversed": (Layout((n,), (-1,)), n - 1, np.arange(n)[::-1]),
+        f"transpose {rows_x}x{n // rows_x}": (
+            Layout((rows_x, n // rows_x), (1, rows_x)),
+            0,
+            (np.arange(n // rows_x)[None, :] * rows_x + np.arange(rows_x)[:, None]).reshape(-1),
+        ),
+    }
+    a = mx.array(host)
+    d = mx.zeros((n,), dtype=mx.float32)
+    mx.eval(a, d)
+    out = []
+    for name, (mapping, offset, indices) in cases.items():
+        src = Tensor(source, Layout(mapping.shape))
+        idx = mx.array(indices.astype(np.int32 if n < 2**31 else np.int64))
+        mx.eval(idx)
+
+        def carrier(src: Tensor = src, mapping: Layout = mapping, offset: int = offset) -> None:
+            receiver.scatter(src, onto, mapping, offset)
+
+        def raw(idx: object = idx) -> None:
+            d[idx] = a
+            mx.eval(d)
+
+        def raw_host(idx: object = idx) -> None:
+            d[idx] = mx.array(host)
+            mx.eval(d)
+
+        out.append(
+            (f"scatter {name}", best(carrier, repeat), best(raw, repeat), best(raw_host, repeat))
+        )
+    perm = mx.array(rng.permutation(n).astype(np.int32))
+    mx.eval(perm)
+
+    def raw_perm() -> None:
+        d[perm] = a
+        mx.eval(d)
+
+    out.append(("raw MLX d[random perm] = a", float("nan"), best(raw_perm, repeat), float("nan")))
+
+    def copy() -> None:
+        mx.eval(a + 0)
+
+    out.append(("copy ceiling: a + 0", float("nan"), best(copy, repeat), float("nan")))
+    return out
+
+
+def new_like_row(n: int, repeat: int) -> tuple[str, float, float]:
+    import mlx.core as mx
+
+    import stridewave as sw
+
+    host = np.random.default_rng(1).standard_normal(n, dtype=np.float32)
+    proto = sw.Metal(0)
+
+    def raw() -> None:
+        mx.eval(mx.array(host))
+
+    return ("new_like(host ndarray)", best(lambda: proto.new_like(host), repeat), best(raw, repeat))
+
+
+def scalar_rows(repeat: int) -> list[tuple[str, float, float, float]]:
+    import mlx.core as mx
+
+    import stridewave as sw
+
+    n = 100_000
+    carrier = sw.Metal(0).new_like(np.arange(n, dtype=np.float32))
+    view = np.asarray(memoryview(carrier._mx_array))  # the same buffer, no checks
+    a = mx.array(np.arange(n, dtype=np.float32))
+    mx.eval(a)
+    k = 20_000
+    get_c = best(lambda: [carrier.get_value(i) for i in range(k)], repeat) / k
+    get_np = best(lambda: [view.item(i) for i in range(k)], repeat) / k
+    get_mx = best(lambda: [a[i].item() for i in range(200)], repeat) / 200
+
+    def set_carrier() -> None:
+        for i in range(k):
+            carrier.set_value(i, 1.5)
+
+    def set_numpy() -> None:
+        for i in range(k):
+            view[i] = 1.5
+
+    def set_mlx() -> None:
+        for i in range(50):
+            a[i] = 1.5
+            mx.eval(a)
+
+    return [
+        ("get_value (per element)", get_c, get_np, get_mx),
+        (
+            "set_value (per element)",
+            best(set_carrier, repeat) / k,
+            best(set_numpy, repeat) / k,
+            best(set_mlx, repeat) / 50,
+        ),
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--big", action="store_true", help="also run N = 10**8")
+    parser.add_argument("--n", type=int, default=10**7, help="elements (default 10**7)")
+    parser.add_argument("--repeat", type=int, default=5, help="rounds per figure (best)")
+    args, _unknown = parser.parse_known_args(argv)  # benchmarks/run.py passes its own
+
+    import stridewave as sw
+
+    try:
+        probe = sw.Metal(1)
+    except RuntimeError as exc:
+        print(f"bench_metal: skipped, Metal is not available here: {exc}")
+        return 0
+    import mlx.core as mx
+
+    print(
+        f"stridewave {sw.__version__}, MLX {mx.__version__}, NumPy {np.__version__}, "
+        f"Python {platform.python_version()}, {platform.machine()}"
+    )
+    print(f"Metal device: {probe.device()}; mx.default_device() = {mx.default_device()}")
+    sizes = [args.n] + ([10**8] if args.big and args.n != 10**8 else [])
+    for n in sizes:
+        print(f"\n== N = {n:,} Float32 ({n * 4 / 1e6:.0f} MB)")
+        print(
+            f"{'operation':<34}{'Metal':>13}{'raw MLX':>13}{'ratio':>8}"
+            f"{'raw+host->MLX':>16}{'ratio':>8}"
+        )
+        rows = scatter_rows(n, args.repeat)
+        ceiling = rows[-1][2]
+        for name, ours, raw, raw_host in rows:
+            if np.isnan(ours):
+                print(f"{name:<34}{'':>13}{fmt(raw):>13}")
+                continue
+            print(
+                f"{name:<34}{fmt(ours):>13}{fmt(raw):>13}{ours / raw:>7.2f}x"
+                f"{fmt(raw_host):>16}{ours / raw_host:>7.2f}x"
+            )
+        contiguous = rows[0][1]
+        gbps = 2 * 4 * n / contiguous / 1e9
+        print(
+            f"contiguous scatter: {gbps:.1f} GB/s read+write = "
+            f"{ceiling / contiguous * 100:.0f}% of the copy ceiling"
+        )
+        name, ours, raw = new_like_row(n, args.repeat)
+        print(f"{name:<34}{fmt(ours):>13}{fmt(raw):>13}{ours / raw:>7.2f}x")
+    print("\n== per element, 100,000-slot Float32 (raw: NumPy on the same buffer; MLX)")
+    print(f"{'operation':<34}{'Metal':>13}{'NumPy':>13}{'ratio':>8}{'MLX':>16}{'ratio':>8}")
+    for name, ours, numpy_, mlx_ in scalar_rows(args.repeat):
+        print(
+            f"{name:<34}{fmt(ours):>13}{fmt(numpy_):>13}{ours / numpy_:>7.2f}x"
+            f"{fmt(mlx_):>16}{ours / mlx_:>7.3f}x"
+        )
+    sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

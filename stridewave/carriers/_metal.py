@@ -1,0 +1,532 @@
+"""`Metal`: typed accelerator storage over one 1-D ``mlx.core.array``.
+
+MLX is optional. Nothing here imports it at module level (ruff TID253): the first
+``Metal(...)`` construction loads ``mlx.core``, so ``import stridewave`` and every
+CPU carrier work without it.
+
+Design
+------
+* **Device.** A GPU runtime is required: Apple's Metal (``mx.metal.is_available()``)
+  or MLX's CUDA backend on Linux (``mx.cuda.is_available()``, wheel ``mlx[cuda13]``).
+  ``STRIDEWAVE_METAL_DEVICE=cpu`` selects MLX's CPU device instead (a testing aid,
+  so the whole contract runs in CI). Arrays and ops are placed on the chosen device
+  explicitly (``stream=`` / ``with mx.stream(device)``); the process-wide default
+  device is never changed.
+* **Host view.** After every MLX operation the carrier evaluates its array and keeps
+  ``numpy.asarray(memoryview(array))``: a zero-copy, writable NumPy view of the MLX
+  buffer (CPU device; unified memory on Apple silicon; managed memory on MLX CUDA).
+  Scalar reads and writes go through that view exactly like the NumPy carriers
+  (``view.item(i)``, ``view[i] = v``): no MLX graph per element.
+* **Coherence.** Host writes land in the MLX buffer itself, so MLX sees them. An MLX
+  write (scatter) is an indexed assignment that MLX may run in place (buffer
+  donation, the usual case) or into a new buffer; either way the carrier evaluates
+  it and re-binds its view (``_bind_view``), so later scalar reads see it.
+* **Memory safety.** MLX checks no index bounds and converts values silently. Every
+  index and value reaching MLX here has been validated and normalized in NumPy by
+  the carrier core first (physical index checks, the dtype normalization table,
+  scatter bounds), and values cross as NumPy arrays already in the storage dtype.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any, ClassVar, Final
+
+import numpy as np
+import numpy.typing as npt
+from typing_extensions import Self, override
+
+from stridewave._scatter import plan_scatter, scatter_indices, strided_view
+from stridewave.carriers._array_backed import _ArrayCarrier
+from stridewave.carriers._base import Carrier, check_flag, check_size
+from stridewave.carriers._normalize import materialize, storage_numpy_dtype
+from stridewave.carriers._storage import validate_storage_dtype
+from stridewave.dtypes import DType
+from stridewave.layout import Layout
+from stridewave.tensor import Tensor
+
+__all__ = ["DEVICE_ENV", "Metal", "metal_runtime"]
+
+_METAL_DTYPES: Final[tuple[DType, ...]] = (DType.Float32, DType.Int32, DType.Bool)
+
+#: Environment variable selecting the MLX device: unset (or ``gpu``) requires a GPU
+#: runtime; ``cpu`` runs the carrier on MLX's CPU device (testing aid).
+DEVICE_ENV: Final = "STRIDEWAVE_METAL_DEVICE"
+
+_INSTALL_HINT: Final = (
+    'install it with pip install "stridewave[mlx]" (Apple silicon: mlx; Linux with an '
+    'NVIDIA GPU: also pip install "mlx[cuda13]")'
+)
+
+
+class _Unavailable(RuntimeError):
+    """Metal cannot run here; ``short`` is the one-line reason for ``python -m stridewave info``."""
+
+    def __init__(self, message: str, short: str) -> None:
+        super().__init__(message)
+        self.short = short
+
+
+def _import_mlx() -> Any:
+    """Return ``mlx.core`` (imported on first use), or raise an actionable RuntimeError."""
+    try:
+        import mlx.core as mx  # the one lazy import point (no module-level mlx)
+    except ImportError as exc:
+        raise _Unavailable(
+            f"Metal needs the optional MLX package, which is not importable here "
+            f"({type(exc).__name__}: {exc}); {_INSTALL_HINT}. CPU carriers work without it.",
+            'mlx is not installed; pip install "stridewave[mlx]"',
+        ) from exc
+    return mx
+
+
+def _gpu_backend(mx: Any) -> str | None:
+    """Return ``"metal"`` or ``"cuda"`` when MLX has a usable GPU runtime, else ``None``."""
+    metal = getattr(mx, "metal", None)
+    if metal is not None and metal.is_available():
+        return "metal"
+    cuda = getattr(mx, "cuda", None)
+    if cuda is not None and cuda.is_available():
+        return "cuda"
+    return None
+
+
+def _select_device(mx: Any) -> tuple[Any, str]:
+    """Return ``(mlx device, description)`` per ``STRIDEWAVE_METAL_DEVICE``.
+
+    Raises
+    ------
+    RuntimeError
+        If the variable holds an unknown value, or no GPU runtime exists and the
+        variable does not ask for the CPU device.
+    """
+    choice = os.environ.get(DEVICE_ENV, "").strip().lower()
+    if choice == "cpu":
+        return mx.Device(mx.cpu), "MLX CPU device (STRIDEWAVE_METAL_DEVICE=cpu, testing aid)"
+    if choice not in ("", "gpu"):
+        raise _Unavailable(
+            f"{DEVICE_ENV}={os.environ.get(DEVICE_ENV)!r} is not understood; expected "
+            f"'gpu' (or unset: require a GPU runtime) or 'cpu' (MLX's CPU device, a "
+            f"testing aid). Fix or unset the variable.",
+            f"{DEVICE_ENV}={os.environ.get(DEVICE_ENV)!r} is not understood (use gpu or cpu)",
+        )
+    backend = _gpu_backend(mx)
+    if backend is None:
+        raise _Unavailable(
+            f"Metal found no GPU runtime: MLX {getattr(mx, '__version__', '?')} reports "
+            f"neither Apple Metal nor CUDA on {sys.platform}. On Apple silicon install "
+            f'"stridewave[mlx]"; on Linux with an NVIDIA GPU install "mlx[cuda13]"; on a '
+            f"machine without a GPU set {DEVICE_ENV}=cpu to run Metal on MLX's CPU device "
+            f"(a testing aid).",
+            f"no GPU runtime; install mlx[cuda13] (Linux, NVIDIA) or set {DEVICE_ENV}=cpu",
+        )
+    return mx.Device(mx.gpu), f"MLX GPU device ({'Apple Metal' if backend == 'metal' else 'CUDA'})"
+
+
+def metal_runtime() -> tuple[bool, str]:
+    """Report whether ``Metal(...)`` can be constructed here, and on which device.
+
+    Imports MLX if it is installed (nothing else); allocates nothing.
+
+    Returns
+    -------
+    (bool, str)
+        ``(True, device description)``, or ``(False, why not and how to fix)`` in
+        one line.
+    """
+    try:
+        mx = _import_mlx()
+        _device, description = _select_device(mx)
+    except _Unavailable as exc:
+        return False, exc.short
+    return True, f"{description}, MLX {getattr(mx, '__version__', '?')}"
+
+
+def _host_view(array: Any, np_dtype: np.dtype[Any]) -> npt.NDArray[Any] | None:
+    """Return a writable zero-copy NumPy view of the evaluated 1-D MLX ``array``.
+
+    ``None`` when the device exposes no such host view (the carrier then takes the
+    slower MLX path for scalars).
+    """
+    try:
+        view: npt.NDArray[Any] = np.asarray(memoryview(array))
+    except (TypeError, ValueError, BufferError, RuntimeError):
+        return None
+    if view.dtype != np_dtype or view.ndim != 1 or not view.flags.c_contiguous:
+        return None
+    if not view.flags.writeable:
+        return None
+    return view
+
+
+class Metal(_ArrayCarrier):
+    """Typed accelerator storage: one 1-D ``mlx.core.array`` of ``size`` elements.
+
+    Parameters
+    ----------
+    size : int-like
+        Number of slots (elements), ``>= 0``.
+    mutable : bool, optional
+        Intrinsic mutability (default ``True``).
+    dtype : DType, optional
+        ``DType.Float32`` (default), ``DType.Int32`` or ``DType.Bool``: MLX
+        ``float32``, ``int32`` and ``bool_`` (4, 4 and 1 bytes per slot).
+    empty : bool, optional
+        Accepted for the spec (default ``False``); MLX has no uninitialized
+        allocation, so the storage is zero-filled either way.
+
+    Raises
+    ------
+    TypeError
+        If ``size`` has no ``__index__``, ``dtype`` is not a DType, or a flag is not a
+        bool (checked before MLX is imported).
+    ValueError
+        If ``size`` is negative, or ``dtype`` is not Float32, Int32 or Bool
+        (categories and compound dtypes included; checked before MLX is imported).
+    RuntimeError
+        If MLX is not installed (install ``"stridewave[mlx]"``), or no GPU runtime
+        exists (Apple Metal or MLX CUDA) and ``STRIDEWAVE_METAL_DEVICE`` is not
+        ``cpu``; raised before any storage exists.
+
+    Notes
+    -----
+    Implements "Metal owns typed accelerator storage" (spec: carrier-storage).
+
+    *Backend*: an evaluated ``mlx.core.array`` of shape ``(size,)`` placed on the
+    GPU (Apple Metal or MLX's CUDA backend), or on MLX's CPU device when the
+    environment variable ``STRIDEWAVE_METAL_DEVICE=cpu`` is set (a testing aid).
+
+    *Zero-copy reads*: scalar reads and writes use a NumPy view of the evaluated
+    buffer (host-visible on the CPU device, on Apple unified memory and on MLX CUDA
+    managed memory), so they cost about what ``ndarray.item`` does; no MLX graph is
+    built per element. ``numpy.asarray(metal)`` is a read-only view of the same
+    buffer. Where a device gives no host view the carrier falls back to MLX
+    per-element operations (correct, about 100x slower).
+
+    *Scatter* is one MLX indexed assignment (a slice update for a single strided
+    run, else fancy indexing over unique destination slots, the later logical
+    index winning) followed by ``mlx.core.eval``; it completes before returning.
+
+    *MLX interop*: ``mlx.core.array(metal)`` returns an independent copy (a
+    snapshot taken at the call), through the ``__mlx_array__`` protocol.
+
+    *Release* drops the MLX array and the view; MLX frees the buffer once no
+    exported view or array still refers to it.
+    """
+
+    _SUPPORTED_STORAGE: ClassVar[tuple[DType, ...] | None] = _METAL_DTYPES
+    _CONSTRUCTIBLE_STORAGE: ClassVar[tuple[DType, ...] | None] = _METAL_DTYPES
+
+    _mx_array: Any
+    _device: Any
+    _device_name: str
+    _host: bool
+
+    def __init__(
+        self,
+        size: int,
+        *,
+        mutable: bool = True,
+        dtype: DType = DType.Float32,
+        empty: bool = False,
+    ) -> None:
+        n = check_size(size, where="Metal")
+        dtype = validate_storage_dtype(dtype, carrier="Metal", accepted=_METAL_DTYPES)
+        flag = check_flag("mutable", mutable, where="Metal")
+        check_flag("empty", empty, where="Metal")
+        mx = _import_mlx()
+        device, name = _select_device(mx)
+        array = mx.zeros((n,), dtype=_mlx_dtype(mx, dtype), stream=device)
+        self._adopt(array, device, name, dtype, mutable=flag)
+
+    def _adopt(self, array: Any, device: Any, name: str, dtype: DType, *, mutable: bool) -> None:
+        """Take ``array`` (fresh, unevaluated or evaluated) as storage; finish construction."""
+        self._device = device
+        self._device_name = name
+        self._mx_array = array
+        self._dtype = dtype  # _bind_view needs the storage NumPy dtype
+        self._bind_view(bind=False)
+        self._init_carrier(dtype, mutable=mutable)
+
+    # -- the MLX buffer and its host view -------------------------------------------------
+
+    def _bind_view(self, *, bind: bool = True) -> None:
+        """Evaluate the MLX array and (re-)take the NumPy view; re-bind the accessors."""
+        mx = _import_mlx()
+        mx.eval(self._mx_array)
+        view = _host_view(self._mx_array, storage_numpy_dtype(self._dtype))
+        self._host = view is not None
+        self._array = view if view is not None else np.empty(0, storage_numpy_dtype(self._dtype))
+        if bind:
+            self._bind_backend()
+
+    @override
+    def _bind_backend(self) -> None:
+        if self._host:
+            super()._bind_backend()
+        else:
+            Carrier._bind_backend(self)
+
+    @override
+    def _raw_size(self) -> int:
+        return int(self._mx_array.shape[0])
+
+    @override
+    def _raw_get(self, index: int) -> Any:
+        if self._host:
+            return self._array.item(index)
+        return self._mx_array[index].item()  # fallback: one small MLX graph
+
+    @override
+    def _raw_set(self, index: int, value: Any) -> None:
+        if self._host:
+            self._array[index] = value
+            return
+        mx = _import_mlx()
+        with mx.stream(self._device):
+            self._mx_array[index] = value  # normalized by the core already
+        self._bind_view()
+
+    @override
+    def _raw_array(self) -> npt.NDArray[Any]:
+        if self._host:
+            return self._array
+        copy: npt.NDArray[Any] = np.array(memoryview(self._mx_array), copy=True)
+        return copy
+
+    @override
+    def _raw_release(self) -> None:
+        self._mx_array = None
+        self._host = True  # the empty array below serves the (refused) accessors
+        super()._raw_release()
+
+    def device(self) -> str:
+        """Return the MLX device holding the storage, in words.
+
+        Returns
+        -------
+        str
+            E.g. ``"MLX GPU device (CUDA)"`` or ``"MLX CPU device (...)"``; available
+            after release too.
+        """
+        return self._device_name
+
+    # -- scatter ----------------------------------------------------------------------------
+
+    _device_source: Any = None
+
+    @override
+    def scatter(
+        self,
+        to_scatter: Tensor,
+        scatter_onto: Tensor,
+        mapping: Layout,
+        mapping_offset: int = 0,
+    ) -> None:
+        """Scatter ``to_scatter``'s values into this carrier (see :meth:`Carrier.scatter`).
+
+        Same contract, checks and exceptions as :meth:`Carrier.scatter` (it runs that
+        template). In addition, when the source is another live Metal carrier of the
+        same dtype viewed through a row-major contiguous layout, its values are read
+        on the device (no host round trip): the scatter is then device-to-device.
+
+        Parameters
+        ----------
+        to_scatter : Tensor
+            Single-subtensor source view, shape ``S``.
+        scatter_onto : Tensor
+            Single-subtensor view of this carrier; only its ``offset`` is used.
+        mapping : Layout
+            Destination offsets, in elements, ``mapping.shape == S``.
+        mapping_offset : int, optional
+            Extra offset in elements, ``>= 0`` (default 0).
+
+        Raises
+        ------
+        TypeError, ValueError, IndexError, RuntimeError, OverflowError
+            As :meth:`Carrier.scatter`, all before MLX is asked to write; a failure
+            leaves values and ``version`` unchanged.
+        """
+        self._device_source = _device_source(self, to_scatter)
+        try:
+            super().scatter(to_scatter, scatter_onto, mapping, mapping_offset)
+        finally:
+            self._device_source = None
+
+    @override
+    def _raw_scatter(self, base: int, mapping: Layout, values: npt.NDArray[Any]) -> None:
+        """Write the normalized ``values`` through ``mapping`` in one MLX assignment.
+
+        Everything is validated and normalized by :meth:`Carrier.scatter` before this
+        runs. The source values and indices are moved to MLX first (the step that can
+        fail: out of memory); only then is the one assignment issued and evaluated, so
+        a failure before it leaves the stored values untouched.
+        """
+        mx = _import_mlx()
+        keep: Any = None  # see the full-coverage case below; alive until the eval
+        plan = plan_scatter(base, mapping)
+        if plan.dest.size == 0:
+            return
+        if plan.injective and plan.dest.ndim == 1:
+            # One strided run: a slice update (no index array). Walk it upwards.
+            (count,), (step,) = plan.dest.shape, plan.dest.strides
+            (source_step,) = plan.source.strides
+            start, source_start = plan.dest_base, plan.source_base
+            if step < 0:
+                start += step * (count - 1)
+                source_start += source_step * (count - 1)
+                step, source_step = -step, -source_step
+            stop = source_start + source_step * count
+            window = slice(source_start, stop if stop >= 0 else None, source_step)
+            if self._device_source is not None:
+                source = self._device_source[window]
+            else:
+                source = mx.array(np.ascontiguousarray(values[window]))
+            mx.eval(source)
+            with mx.stream(self._device):
+                if count == self._slots:
+                    # An evaluated update covering the whole array makes MLX adopt the
+                    # update's buffer (aliasing the source carrier, or a reversed view
+                    # of it). A lazy copy instead lands in this carrier's own buffer,
+                    # provided the copied array stays referenced (``keep``) so that MLX
+                    # cannot donate its buffer to the copy.
+                    keep, source = source, mx.array(source)
+                self._mx_array[start : start + step * (count - 1) + 1 : step] = source
+        elif plan.injective:
+            # Strides prove no repeats: destination indices built on the device from
+            # the strides (no host index array, nothing to transfer but the values).
+            if self._device_source is not None:
+                source = mx.as_strided(
+                    self._device_source, plan.source.shape, plan.source.strides, plan.source_base
+                )
+            else:
+                source = mx.array(
+                    np.ascontiguousarray(strided_view(values, plan.source_base, plan.source))
+                )
+            wide = self._slots >= 2**30
+            itype = mx.int64 if wide else mx.int32
+            ndim = plan.dest.ndim
+            with mx.stream(self._device):
+                index = mx.full((1,) * ndim, plan.dest_base, dtype=itype)
+                for axis, (extent, stride) in enumerate(
+                    zip(plan.dest.shape, plan.dest.strides, strict=True)
+                ):
+                    shape = [1] * ndim
+                    shape[axis] = extent
+                    index = index + (mx.arange(extent, dtype=itype) * stride).reshape(shape)
+                index = index.reshape(-1)
+                source = source.reshape(-1)
+            mx.eval(index, source)
+            with mx.stream(self._device):
+                self._mx_array[index] = source
+        else:
+            # Repeats possible: unique destinations, the later logical index winning
+            # (resolved in NumPy; MLX promises no order for repeated indices).
+            unique, positions = scatter_indices(base, mapping)
+            index = mx.array(unique)
+            if self._device_source is not None:
+                source = mx.take(self._device_source, mx.array(positions), stream=self._device)
+            else:
+                source = mx.array(values[positions])
+            mx.eval(index, source)
+            with mx.stream(self._device):
+                self._mx_array[index] = source
+        self._bind_view()
+        del keep
+        self._ensure_own_buffer()
+
+    def _ensure_own_buffer(self) -> None:
+        """Copy the storage if MLX left it aliased to the scatter source or strided.
+
+        A safety net behind the full-coverage copy above: the carrier's buffer must be
+        its own (host writes through the view must not reach another carrier) and
+        C-contiguous (else no host view). Costs one device copy when it triggers.
+        """
+        try:
+            current = np.asarray(memoryview(self._mx_array))
+        except (TypeError, ValueError, BufferError, RuntimeError):
+            return  # no host view on this device: nothing to inspect
+        source = self._device_source
+        aliased = source is not None and bool(
+            np.may_share_memory(current, np.asarray(memoryview(source)))
+        )
+        if aliased or not current.flags.c_contiguous:
+            mx = _import_mlx()
+            with mx.stream(self._device):
+                self._mx_array = mx.contiguous(mx.array(self._mx_array))
+            self._bind_view()
+
+    # -- MLX interop ------------------------------------------------------------------------
+
+    def __mlx_array__(self) -> Any:
+        """Return an evaluated copy of the storage as an ``mlx.core.array`` (``mx.array(m)``).
+
+        Returns
+        -------
+        mlx.core.array
+            Shape ``(size,)``, the storage dtype; independent of later carrier writes.
+
+        Raises
+        ------
+        RuntimeError
+            If the carrier is released.
+        """
+        self._require_live("export to MLX")
+        mx = _import_mlx()
+        with mx.stream(self._device):
+            snapshot = mx.array(self._mx_array)
+        mx.eval(snapshot)
+        return snapshot
+
+    # -- factories --------------------------------------------------------------------------
+
+    @override
+    def _raw_new_like(self, values: object, *, mutable: bool, dtype: DType) -> Self:
+        np_dtype = storage_numpy_dtype(dtype)
+        array, _fresh = materialize(values, dtype, np_dtype, where="Metal.new_like")
+        mx = _import_mlx()
+        device, name = _select_device(mx)
+        fresh = type(self).__new__(type(self))
+        fresh._adopt(mx.array(np.ascontiguousarray(array)), device, name, dtype, mutable=mutable)
+        return fresh
+
+    @override
+    def _raw_allocate_like(self, size: int, *, mutable: bool, dtype: DType, empty: bool) -> Self:
+        return type(self)(size, mutable=mutable, dtype=dtype, empty=empty)
+
+
+def _device_source(receiver: Metal, to_scatter: object) -> Any:
+    """Return the flat MLX source values of a device-resident scatter source, or ``None``.
+
+    Only for another live, host-viewable Metal carrier of the receiver's dtype seen
+    through a row-major contiguous layout: then the logical source values are the
+    slice ``[offset, offset + size)`` of its MLX array, read on the device. Anything
+    else (including invalid arguments, which the template then refuses) gives ``None``.
+    """
+    if not isinstance(to_scatter, Tensor) or len(to_scatter.subtensors) != 1:
+        return None
+    carrier = to_scatter.carrier
+    if (
+        not isinstance(carrier, Metal)
+        or carrier is receiver
+        or carrier.is_released()
+        or carrier.dtype() is not receiver.dtype()
+        or not carrier._host
+    ):
+        return None
+    layout = to_scatter.layout
+    if layout.strides != Layout(layout.shape).strides:
+        return None
+    start = to_scatter.offset
+    if start < 0 or start + layout.size > carrier.size():
+        return None
+    return carrier._mx_array[start : start + layout.size]
+
+
+def _mlx_dtype(mx: Any, dtype: DType) -> Any:
+    if dtype is DType.Float32:
+        return mx.float32
+    if dtype is DType.Int32:
+        return mx.int32
+    return mx.bool_

@@ -1,0 +1,529 @@
+"""Metal-only behaviour (spec: carrier-storage, "Metal owns typed accelerator storage").
+
+The shared contract suite runs on Metal through the ``Kind`` table; this file covers
+what only Metal has: lazy MLX, runtime detection, memory safety in front of MLX, the
+host view's coherence with MLX-side writes, MLX interop and the no-host-view fallback.
+Tests run on MLX's CPU device unless the machine has a GPU runtime (tests/conftest.py).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+import sys
+import textwrap
+from typing import Any
+
+import numpy as np
+import pytest
+
+from stridewave import CPU, DType, Layout, Metal, Tensor
+from stridewave.carriers import _metal
+
+from .conftest import HAVE_MLX, needs_mlx
+
+F32, I32, BOOL = DType.Float32, DType.Int32, DType.Bool
+
+
+def mlx_only(test: Any) -> Any:
+    """Mark ``test`` needs_mlx: skipped, with the reason, where mlx is not importable."""
+    for mark in needs_mlx:
+        test = mark(test)
+    return test
+
+
+def run_python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
+    environ = {k: v for k, v in os.environ.items() if k != _metal.DEVICE_ENV}
+    environ.update(env)
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env=environ,
+    )
+
+
+def whole(carrier: Any, shape: tuple[int, ...] | None = None) -> Tensor:
+    return Tensor(carrier, Layout((carrier.size(),) if shape is None else shape))
+
+
+def mlx_values(carrier: Metal) -> list[object]:
+    """The stored values as MLX itself reads them (not through the NumPy view)."""
+    values: list[object] = carrier._mx_array.tolist()
+    return values
+
+
+# -- Scenario: Preserve CPU-only use without accelerator dependencies (no mlx needed) --
+
+BLOCK_MLX = """
+import sys
+sys.modules["mlx"] = None        # import mlx -> ImportError, as if not installed
+sys.modules["mlx.core"] = None
+"""
+
+
+def test_preserve_cpu_only_use_without_accelerator_dependencies() -> None:
+    proc = run_python(
+        BLOCK_MLX
+        + textwrap.dedent(
+            """
+        import numpy as np
+        import stridewave as sw
+        from stridewave import CPU, DType, Layout, Tensor
+        c = CPU(4, dtype=DType.Int32)
+        c[1] = 7
+        src = CPU(0, dtype=DType.Int32).new_like([1, 2])
+        c.scatter(Tensor(src, Layout((2,))), Tensor(c, Layout((4,))), Layout((2,), (2,)))
+        assert list(c) == [1, 7, 2, 0], list(c)
+        assert sys.modules["mlx"] is None  # never really imported
+        # argument errors still come first, without MLX
+        for bad, exc in ((1.5, TypeError), (-1, ValueError)):
+            try:
+                sw.Metal(bad)
+            except exc:
+                pass
+        try:
+            sw.Metal(2, dtype=DType.Float64)
+        except ValueError:
+            pass
+        try:
+            sw.Metal(2)
+        except RuntimeError as e:
+            print("REFUSED:", e)
+        """
+        )
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert 'pip install "stridewave[mlx]"' in proc.stdout
+    assert "CPU carriers work without it" in proc.stdout
+
+
+def test_importing_stridewave_does_not_import_mlx() -> None:
+    proc = run_python(
+        """
+        import sys
+        import stridewave
+        stridewave.CPU(3)[0] = 1.0
+        print("mlx" in sys.modules)
+        """
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "False"
+
+
+def test_info_names_metal_availability_without_mlx() -> None:
+    proc = run_python(BLOCK_MLX + "from stridewave._cli import main; main(['info'])")
+    assert proc.returncode == 0, proc.stderr
+    assert 'Metal       unavailable: mlx is not installed; pip install "stridewave[mlx]"' in (
+        proc.stdout
+    )
+
+
+# -- argument checks before MLX -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "exc", "match"),
+    [
+        ({"size": 1.0}, TypeError, "size"),
+        ({"size": "3"}, TypeError, "size"),
+        ({"size": -1}, ValueError, "negative"),
+        ({"size": 3, "dtype": "Float32"}, TypeError, "DType"),
+        ({"size": 3, "dtype": DType.Float64}, ValueError, "Float64"),
+        ({"size": 3, "dtype": DType.Floating}, ValueError, "Floating"),
+        ({"size": 3, "mutable": 1}, TypeError, "mutable"),
+        ({"size": 3, "empty": None}, TypeError, "empty"),
+    ],
+)
+def test_arguments_are_checked_before_mlx_is_touched(
+    monkeypatch: pytest.MonkeyPatch, kwargs: dict[str, Any], exc: type[Exception], match: str
+) -> None:
+    def forbidden() -> None:
+        raise AssertionError("MLX touched before the argument checks")
+
+    monkeypatch.setattr(_metal, "_import_mlx", forbidden)
+    with pytest.raises(exc, match=match):
+        Metal(**kwargs)
+
+
+def test_compound_dtype_is_explained(compound: DType) -> None:
+    with pytest.raises(ValueError, match=r"(?i)plane|compound"):
+        Metal(3, dtype=compound)
+
+
+# -- Scenario: Refuse unavailable Metal construction -----------------------------------
+
+
+@mlx_only
+def test_refuse_unavailable_metal_construction(monkeypatch: pytest.MonkeyPatch) -> None:
+    import mlx.core as mx
+
+    monkeypatch.delenv(_metal.DEVICE_ENV, raising=False)
+    if _metal._gpu_backend(mx) is not None:
+        pytest.skip("this machine has a GPU runtime; see the simulated case below")
+    with pytest.raises(RuntimeError, match=r"no GPU runtime.*mlx\[cuda13\].*=cpu"):
+        Metal(3)
+
+
+@mlx_only
+def test_refuse_unavailable_metal_construction_simulated(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import mlx.core as mx
+
+    carrier = Metal(2)  # made while a device is available
+    monkeypatch.delenv(_metal.DEVICE_ENV, raising=False)
+    monkeypatch.setattr(_metal, "_gpu_backend", lambda mx: None)
+    allocations: list[object] = []
+    real_zeros = mx.zeros
+    monkeypatch.setattr(mx, "zeros", lambda *a, **k: allocations.append(a) or real_zeros(*a, **k))
+    for make in (
+        lambda: Metal(3),
+        lambda: carrier.allocate_like(3),
+        lambda: carrier.new_like([1.0]),
+    ):
+        with pytest.raises(RuntimeError, match="no GPU runtime"):
+            make()
+    assert allocations == []  # refused before any storage exists
+    monkeypatch.setenv(_metal.DEVICE_ENV, "tpu")
+    with pytest.raises(RuntimeError, match="not understood"):
+        Metal(3)
+
+
+# -- Scenario: Allocate initialized Metal storage --------------------------------------
+
+
+@mlx_only
+@pytest.mark.parametrize("empty", [False, True])
+def test_allocate_initialized_metal_storage(empty: bool) -> None:
+    carrier = Metal(3, dtype=F32, empty=empty)
+    assert not carrier.is_released() and carrier.is_mutable()
+    assert carrier.size() == 3 and carrier.dtype() is F32
+    assert [carrier[i] for i in range(3)] == [0.0, 0.0, 0.0]
+    assert all(type(carrier[i]) is float for i in range(3))
+    assert list(Metal(2, dtype=I32)) == [0, 0]
+    assert list(Metal(2, dtype=BOOL)) == [False, False]
+    assert Metal(0).size() == 0
+    assert carrier.supports_storage_dtype(DType.Int32)  # structural, allocation-free
+    assert "MLX" in carrier.device()
+
+
+# -- memory safety: nothing invalid reaches MLX ------------------------------------------
+
+
+@mlx_only
+@pytest.mark.parametrize(
+    ("dtype", "index", "value", "exc"),
+    [
+        (I32, 3, 1, IndexError),
+        (I32, -1, 1, IndexError),
+        (I32, 2**63, 1, IndexError),
+        (I32, 1.0, 1, TypeError),
+        (I32, 0, 3.9, TypeError),
+        (I32, 0, math.nan, TypeError),
+        (I32, 0, np.float64("nan"), TypeError),
+        (I32, 0, 2**31, OverflowError),
+        (I32, 0, -(2**31) - 1, OverflowError),
+        (I32, 0, 10**30, OverflowError),
+        (F32, 0, 1e39, OverflowError),
+        (F32, 0, True, TypeError),
+        (BOOL, 0, 1, TypeError),
+    ],
+)
+def test_invalid_writes_are_refused_before_mlx(
+    dtype: DType, index: object, value: object, exc: type[Exception]
+) -> None:
+    carrier = Metal(3, dtype=dtype)
+    before = mlx_values(carrier)
+    with pytest.raises(exc):
+        carrier[index] = value
+    with pytest.raises(exc):
+        carrier.set_value(index, value)
+    assert mlx_values(carrier) == before
+    assert carrier.version == 0
+
+
+@mlx_only
+@pytest.mark.parametrize(
+    ("values", "exc"),
+    [
+        ([3.9], TypeError),
+        (np.array([3.9]), TypeError),
+        (np.array([np.nan], dtype=np.float32), TypeError),
+        ([2**31], OverflowError),
+        (np.array([2**40]), OverflowError),
+    ],
+)
+def test_invalid_values_never_reach_mlx_in_new_like(values: object, exc: type[Exception]) -> None:
+    with pytest.raises(exc):
+        Metal(0, dtype=I32).new_like(values)
+
+
+# -- Scenario: Fail Metal scatter atomically ---------------------------------------------
+
+
+@mlx_only
+def test_fail_metal_scatter_atomically_on_validation() -> None:
+    receiver = Metal(0, dtype=I32).new_like([1, 2, 3, 4])
+    ints = Metal(0, dtype=I32).new_like([9, 9])
+    floats = Metal(0, dtype=F32).new_like([3.9, 1.0])
+    before = mlx_values(receiver)
+    attempts = [
+        # out of range: slot 4 + 2*1 = 6 >= 4
+        (lambda: receiver.scatter(whole(ints), whole(receiver), Layout((2,), (2,)), 4), IndexError),
+        # Float32 into Int32 is refused by the receiver's normalization
+        (lambda: receiver.scatter(whole(floats), whole(receiver), Layout((2,))), TypeError),
+        # mapping shape mismatch
+        (lambda: receiver.scatter(whole(ints), whole(receiver), Layout((3,))), ValueError),
+    ]
+    for attempt, exc in attempts:
+        with pytest.raises(exc):
+            attempt()
+    frozen = receiver.new_like(before, mutable=False)
+    with pytest.raises(RuntimeError):
+        frozen.scatter(whole(ints), whole(frozen), Layout((2,)))
+    assert mlx_values(receiver) == before == [1, 2, 3, 4]
+    assert receiver.version == 0 and frozen.version == 0
+
+
+class _FailingMLX:
+    """``mlx.core`` whose ``failing`` call (host transfer or eval) fails: out of memory."""
+
+    def __init__(self, mx: Any, failing: str) -> None:
+        self._mx = mx
+        self._failing = failing
+
+    def __getattr__(self, name: str) -> Any:
+        if name == self._failing:
+            raise MemoryError(f"simulated: device out of memory in mx.{name}")
+        return getattr(self._mx, name)
+
+
+@mlx_only
+@pytest.mark.parametrize(
+    "mapping",
+    [Layout((2,), (1,)), Layout((2, 2), (1, 2)), Layout((2, 2), (0, 1))],
+    ids=["slice", "injective-2d", "repeats"],
+)
+@pytest.mark.parametrize(
+    ("source_kind", "failing"),
+    [("CPU", "array"), ("CPU", "eval"), ("Metal", "eval")],
+    ids=["host-source-transfer", "host-source-eval", "device-source-eval"],
+)
+def test_fail_metal_scatter_atomically_on_execution(
+    monkeypatch: pytest.MonkeyPatch, mapping: Layout, source_kind: str, failing: str
+) -> None:
+    import mlx.core as mx
+
+    receiver = Metal(0, dtype=F32).new_like([1.0, 2.0, 3.0, 4.0])
+    prototype = CPU(0) if source_kind == "CPU" else Metal(0)
+    source = prototype.new_like([5.0, 6.0, 7.0, 8.0][: mapping.size])
+    monkeypatch.setattr(_metal, "_import_mlx", lambda: _FailingMLX(mx, failing))
+    with pytest.raises(MemoryError):
+        receiver.scatter(whole(source, mapping.shape), whole(receiver), mapping)
+    monkeypatch.undo()
+    assert mlx_values(receiver) == [1.0, 2.0, 3.0, 4.0]
+    assert list(receiver) == [1.0, 2.0, 3.0, 4.0]
+    assert receiver.version == 0
+
+
+def scatter_model(dest: list[Any], base: int, mapping: Layout, values: list[Any]) -> list[Any]:
+    out = list(dest)
+    for i in range(mapping.size):
+        out[base + mapping.index(i)] = values[i]
+    return out
+
+
+@mlx_only
+@pytest.mark.parametrize(
+    ("mapping", "mapping_offset"),
+    [
+        (Layout((4,)), 1),
+        (Layout((4,), (-1,)), 4),
+        (Layout((4,), (2,)), 0),
+        (Layout((2, 3), (1, 2)), 1),
+        (Layout((2, 3), (3, -1)), 2),
+        (Layout((3, 2), (0, 1)), 0),
+        (Layout((2, 2), (1, 1)), 3),
+    ],
+    ids=["slice", "reversed", "stepped", "transpose", "mixed-signs", "zero-stride", "overlap"],
+)
+@pytest.mark.parametrize("source_offset", [0, 2])
+def test_scatter_from_a_metal_source_stays_on_the_device(
+    monkeypatch: pytest.MonkeyPatch, mapping: Layout, mapping_offset: int, source_offset: int
+) -> None:
+    import mlx.core as mx
+
+    initial = [-1] * 9
+    values = list(range(10, 10 + mapping.size + source_offset))
+    receiver = Metal(0, dtype=I32).new_like(initial)
+    source = Metal(0, dtype=I32).new_like(values)
+    to_scatter = Tensor(source, Layout(mapping.shape), offset=source_offset)
+    expected = scatter_model(initial, mapping_offset, mapping, values[source_offset:])
+    if mapping.is_injective():  # no host-to-MLX transfer of values at all
+        monkeypatch.setattr(_metal, "_import_mlx", lambda: _FailingMLX(mx, "array"))
+    receiver.scatter(to_scatter, whole(receiver), mapping, mapping_offset)
+    monkeypatch.undo()
+    assert list(receiver) == expected
+    assert mlx_values(receiver) == expected
+    assert receiver.version == 1 and list(source) == values
+
+
+@mlx_only
+@pytest.mark.parametrize(("mapping", "offset"), [(Layout((5,)), 0), (Layout((5,), (-1,)), 4)])
+@pytest.mark.parametrize("source_kind", ["Metal", "CPU"])
+def test_full_coverage_scatter_leaves_the_receiver_its_own_contiguous_buffer(
+    mapping: Layout, offset: int, source_kind: str
+) -> None:
+    # MLX adopts the update's buffer when a slice update covers the whole array
+    values = [1, 2, 3, 4, 5]
+    source = (Metal(0, dtype=I32) if source_kind == "Metal" else CPU(0, dtype=I32)).new_like(values)
+    receiver = Metal(5, dtype=I32)
+    view = np.asarray(receiver)
+    receiver.scatter(whole(source), whole(receiver), mapping, offset)
+    receiver[0] = 0
+    assert list(source) == values  # no write reached the source
+    assert receiver._host  # still host-viewable (C-contiguous)
+    expected = [0, *(values[1:] if offset == 0 else values[::-1][1:])]
+    assert list(receiver) == mlx_values(receiver) == expected
+    assert list(view) == expected  # written in place: an exported view stays live
+
+
+@mlx_only
+def test_scatter_from_itself_reads_the_old_values() -> None:
+    receiver = Metal(0, dtype=I32).new_like([1, 2, 3, 4, 5])
+    receiver.scatter(Tensor(receiver, Layout((4,))), whole(receiver), Layout((4,)), 1)
+    assert list(receiver) == [1, 1, 2, 3, 4]
+
+
+@mlx_only
+def test_scatter_last_logical_index_wins_with_many_repeats() -> None:
+    n = 10_000
+    receiver = Metal(4, dtype=I32)
+    source = Metal(0, dtype=I32).new_like(np.arange(n, dtype=np.int32))
+    receiver.scatter(whole(source, (n // 4, 4)), whole(receiver), Layout((n // 4, 4), (0, 1)))
+    assert list(receiver) == [n - 4, n - 3, n - 2, n - 1]
+
+
+# -- coherence of the host view with MLX -------------------------------------------------
+
+
+@mlx_only
+def test_host_writes_are_seen_by_mlx_and_mlx_writes_by_host_reads() -> None:
+    carrier = Metal(6, dtype=F32)
+    carrier[1] = 1.5  # host view -> MLX buffer
+    assert mlx_values(carrier)[1] == 1.5
+    source = Metal(0).new_like([7.0, 8.0])
+    carrier.scatter(whole(source), whole(carrier), Layout((2,), (3,)), 2)  # MLX write
+    assert [carrier[i] for i in range(6)] == [0.0, 1.5, 7.0, 0.0, 0.0, 8.0]
+    carrier[5] = -1.0  # host again, after MLX wrote
+    assert mlx_values(carrier) == [0.0, 1.5, 7.0, 0.0, 0.0, -1.0]
+    assert list(np.asarray(carrier)) == mlx_values(carrier)
+
+
+@mlx_only
+def test_view_is_rebound_when_mlx_allocates_a_new_buffer() -> None:
+    import mlx.core as mx
+
+    carrier = Metal(4, dtype=I32)
+    sharer = mx.reshape(carrier._mx_array, (2, 2))  # shares the buffer: no donation
+    mx.eval(sharer)
+    source = Metal(0, dtype=I32).new_like([5, 6])
+    carrier.scatter(whole(source), whole(carrier), Layout((2,), (2,)))
+    assert [carrier[i] for i in range(4)] == [5, 0, 6, 0]
+    carrier[1] = 9
+    assert mlx_values(carrier) == [5, 9, 6, 0]
+    assert sharer.tolist() == [[0, 0], [0, 0]]  # the old buffer kept its values
+
+
+@mlx_only
+def test_exported_numpy_view_is_read_only_and_live() -> None:
+    carrier = Metal(3, dtype=I32)
+    view = np.asarray(carrier)
+    assert not view.flags.writeable
+    with pytest.raises(ValueError):
+        view.setflags(write=True)
+    carrier[0] = 4
+    assert view[0] == 4  # zero-copy: the view is the MLX buffer
+    copy = np.asarray(carrier, copy=True)
+    copy[1] = 5
+    assert carrier[1] == 0
+
+
+# -- MLX interop --------------------------------------------------------------------------
+
+
+@mlx_only
+@pytest.mark.parametrize(
+    ("dtype", "values"), [(F32, [1.5, -2.0]), (I32, [3, -4]), (BOOL, [True, False])]
+)
+def test_mlx_array_of_metal_is_an_independent_copy(dtype: DType, values: list[object]) -> None:
+    import mlx.core as mx
+
+    carrier = Metal(0, dtype=dtype).new_like(values)
+    exported = mx.array(carrier)
+    assert exported.shape == (2,)
+    assert exported.dtype == carrier._mx_array.dtype
+    assert exported.tolist() == values
+    carrier[0] = values[1]
+    assert exported.tolist() == values  # a snapshot, not shared
+    carrier.release()
+    with pytest.raises(RuntimeError, match="released"):
+        mx.array(carrier)
+
+
+@mlx_only
+def test_new_like_from_ndarray_copies_into_fresh_storage() -> None:
+    host = np.arange(5, dtype=np.float32)
+    carrier = Metal(0).new_like(host)
+    host[0] = 99.0
+    assert carrier[0] == 0.0 and carrier.size() == 5
+    other = Metal(0).new_like(CPU(0).new_like([1.0, 2.0]))
+    assert list(other) == [1.0, 2.0]
+    assert isinstance(carrier.allocate_like(2, dtype=BOOL), Metal)
+
+
+# -- release --------------------------------------------------------------------------------
+
+
+@mlx_only
+def test_release_drops_the_mlx_array_and_the_view() -> None:
+    carrier = Metal(0).new_like([1.0, 2.0])
+    carrier.release()
+    carrier.release()
+    assert carrier._mx_array is None and carrier.size() == 0
+    with pytest.raises(RuntimeError, match="released"):
+        carrier.get_value(0)
+    assert list(carrier.new_like([3.0])) == [3.0]
+    assert "MLX" in carrier.device()
+
+
+# -- a device without a host view: the slower MLX path ----------------------------------
+
+
+@mlx_only
+def test_fallback_without_host_view_is_correct(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_metal, "_host_view", lambda array, dtype: None)
+    carrier = Metal(0, dtype=I32).new_like([1, 2, 3])
+    assert not carrier._host
+    carrier[0] = 7
+    assert carrier.get_value(0) == 7 and carrier.version == 1
+    source = Metal(0, dtype=I32).new_like([8, 9])
+    carrier.scatter(whole(source), whole(carrier), Layout((2,), (-1,)), 2)
+    assert list(carrier) == [7, 9, 8]
+    assert mlx_values(carrier) == [7, 9, 8]
+    assert list(np.asarray(carrier)) == [7, 9, 8]
+    with pytest.raises(IndexError):
+        carrier[3] = 1
+
+
+def test_have_mlx_matches_the_import() -> None:
+    try:
+        import mlx.core  # noqa: F401
+    except ImportError:
+        assert not HAVE_MLX
+    else:
+        assert HAVE_MLX
