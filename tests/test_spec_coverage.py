@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ def _tool():  # type: ignore[no-untyped-def]
     spec = importlib.util.spec_from_file_location("spec_coverage", ROOT / "tools/spec_coverage.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("spec_coverage", module)
     spec.loader.exec_module(module)
     return module
 

@@ -92,7 +92,7 @@ def coverage(specs_dir: Path) -> tuple[str, list[str]]:
                 lines.append("")
             lines += ["| Scenario | tests |", "|---|---|"]
             for scenario in req.scenarios:
-                found = tests_for(tests, "test_" + slug(scenario))
+                found = tests_for(tests, slug(scenario))
                 if not found:
                     missing.append(f"{spec}: {scenario}")
                 cell = "<br>".join(f"`{t}`" for t in found) or "**none**"
