@@ -12,16 +12,16 @@ version = release = stridewave.__version__
 extensions = [
     "myst_parser",
     "sphinx.ext.autodoc",
-    "sphinx.ext.autosummary",
+    "sphinxcontrib.mermaid",
     "numpydoc",
 ]
-source_suffix = {".md": "markdown"}
+source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 root_doc = "index"
 exclude_patterns = ["_build", "Thumbs.db", ".DS_Store"]
 myst_enable_extensions = ["colon_fence"]
+myst_fence_as_directive = ["mermaid"]
 myst_heading_anchors = 3
 
-autosummary_generate = True
 autodoc_typehints = "none"
 autodoc_member_order = "bysource"
 numpydoc_show_class_members = False
