@@ -16,6 +16,8 @@ from stridewave.carriers import (
 )
 from stridewave.dtypes import CompoundDType, DType, DTypeCategory, ScaledDType, SimpleDType, Whole
 from stridewave.interop import from_numpy_dtype, to_numpy_dtype
+from stridewave.layout import Layout
+from stridewave.tensor import Tensor
 
 __all__ = [
     "__version__",
@@ -34,6 +36,9 @@ __all__ = [
     "validate_storage_dtype",
     "accepts_storage_dtype",
     "storage_zero",
+    # views
+    "Layout",
+    "Tensor",
     # interop
     "to_numpy_dtype",
     "from_numpy_dtype",

@@ -16,10 +16,12 @@ Backend hooks (override in a subclass)
     The live 1-D backing array for bulk work (a NumPy view for non-NumPy backends),
     ``(size,)`` in the storage NumPy dtype. Used by ``__array__``, iteration and the
     default ``_raw_scatter``. Never exposed writable to users.
-``_raw_scatter(indices: ndarray[intp], values: ndarray) -> None``
-    Vectorized write of normalized ``values`` at checked ``indices``; the default
-    assigns into ``_raw_array()``. Metal overrides it with one MLX assignment.
-    A kind without scatter sets ``_SCATTERS = False`` (FileBacked).
+``_raw_scatter(base: int, mapping: Layout, values: ndarray) -> None``
+    Vectorized write of normalized ``values[i]`` at checked slots
+    ``base + mapping.index(i)`` (later logical index wins; read before write). The
+    default runs :func:`stridewave._scatter.scatter_numpy` on ``_raw_array()``
+    (strided copy, no index array, for injective mappings). Metal overrides it with
+    ``scatter_indices(base, mapping)`` and one MLX assignment.
 ``_raw_release() -> None``
     Let the backend go (unmap, unlink, drop references). Called at most once.
 ``_raw_new_like(values, *, mutable, dtype) -> Self`` and
@@ -50,7 +52,7 @@ from __future__ import annotations
 import abc
 import operator
 from collections.abc import Callable, Iterator
-from typing import Any, ClassVar, NoReturn, SupportsIndex
+from typing import TYPE_CHECKING, Any, ClassVar, NoReturn, SupportsIndex
 
 import numpy as np
 import numpy.typing as npt
@@ -58,6 +60,7 @@ from typing_extensions import Self
 
 from stridewave import _messages
 from stridewave._lifecycle import _Lifecycle
+from stridewave._scatter import check_scatter_arguments, scatter_numpy, source_values
 from stridewave.carriers._normalize import (
     fast_path,
     materialize,
@@ -66,6 +69,10 @@ from stridewave.carriers._normalize import (
 )
 from stridewave.carriers._storage import accepts_storage_dtype, validate_storage_dtype
 from stridewave.dtypes import DType
+from stridewave.layout import Layout
+
+if TYPE_CHECKING:
+    from stridewave.tensor import Tensor
 
 __all__ = ["Carrier", "check_flag", "check_size"]
 
@@ -237,10 +244,6 @@ class Carrier(_Lifecycle, abc.ABC):
     @abc.abstractmethod
     def _raw_allocate_like(self, size: int, *, mutable: bool, dtype: DType, empty: bool) -> Self:
         """Build fresh storage of this kind with ``size`` slots (validated arguments)."""
-
-    def _raw_scatter(self, indices: npt.NDArray[np.intp], values: npt.NDArray[Any]) -> None:
-        """Write normalized ``values`` at checked physical ``indices`` in one vector op."""
-        self._raw_array()[indices] = values
 
     def _normalize_many(self, values: object, *, where: str = "scatter") -> npt.NDArray[Any]:
         """Normalize many values for this carrier's dtype, vectorized for ndarrays.
@@ -548,6 +551,83 @@ class Carrier(_Lifecycle, abc.ABC):
         flag = check_flag("mutable", mutable, where=where)
         skip = check_flag("empty", empty, where=where)
         return self._raw_allocate_like(n, mutable=flag, dtype=target, empty=skip)
+
+    # -- scatter --------------------------------------------------------------------------
+
+    def _raw_scatter(self, base: int, mapping: Layout, values: npt.NDArray[Any]) -> None:
+        """Write ``values[i]`` to slot ``base + mapping.index(i)`` in one vectorized step.
+
+        The backend hook of :meth:`scatter`; everything is validated and normalized
+        before it runs (every destination lies in ``[0, size())``, ``values`` has the
+        storage NumPy dtype and shape ``(mapping.size,)``, row-major).  It must give
+        the later logical index on a repeated slot and read the whole source before
+        writing (``values`` may be a view of this carrier's storage).  The default
+        runs :func:`stridewave._scatter.scatter_numpy` on ``_raw_array()``: an
+        injective mapping is one strided copy with no index array.  A backend
+        without strided writes (Metal) overrides it with
+        ``unique, positions = scatter_indices(base, mapping)`` and one assignment
+        ``storage[unique] = values[positions]`` (no repeated index).
+        """
+        scatter_numpy(self._raw_array(), base, mapping, values)
+
+    def scatter(
+        self,
+        to_scatter: Tensor,
+        scatter_onto: Tensor,
+        mapping: Layout,
+        mapping_offset: int = 0,
+    ) -> None:
+        """Write source Tensor values into this carrier's slots through a mapping.
+
+        For source logical index ``i`` (row-major over ``to_scatter.shape``) the value
+        goes to physical slot ``scatter_onto.offset + mapping_offset +
+        mapping.index(i)``, all offsets in elements (spec: "Scatter maps logical
+        source values into destination storage").  When several ``i`` land on one
+        slot, the **later** logical index wins; when the source views this carrier,
+        the result is as if the whole source were read before the first write.
+
+        Parameters
+        ----------
+        to_scatter : Tensor
+            Single-subtensor source view (any carrier kind), shape ``S``.
+        scatter_onto : Tensor
+            Single-subtensor view of **this** carrier; only its ``offset`` is used.
+        mapping : Layout
+            Destination offsets, in elements, with ``mapping.shape == S``; zero and
+            negative strides allowed.
+        mapping_offset : int, optional
+            Extra offset in elements, ``>= 0`` (default 0).
+
+        Raises
+        ------
+        TypeError
+            If ``to_scatter``/``scatter_onto`` is not a Tensor, ``mapping`` not a
+            Layout, ``mapping_offset`` not an integer (``bool`` is refused), or the
+            receiver's normalization refuses the source values (e.g. Float32 or Bool
+            values into Int32 storage).
+        ValueError
+            If an argument is a multi-subtensor (compound) Tensor, ``scatter_onto``
+            views another carrier, ``mapping.shape != to_scatter.shape``, or
+            ``mapping_offset`` is negative.
+        IndexError
+            If a destination slot is outside ``[0, size())``; the message names the
+            slot, the source element and the receiver size.
+        RuntimeError
+            If the receiver is released, immutable, or owned outside its owner's
+            scope (or the source's carrier is released).
+        OverflowError
+            If a source value is outside the receiver dtype's range.
+
+        Notes
+        -----
+        Every check runs before the one backend write (``_raw_scatter``), so a failed
+        call changes neither values nor ``version``; a successful call advances
+        ``version`` by exactly one.
+        """
+        base = check_scatter_arguments(self, to_scatter, scatter_onto, mapping, mapping_offset)
+        with self._mutation("scatter"):
+            values = self._normalize_many(source_values(to_scatter))
+            self._raw_scatter(base, mapping, values)
 
     # -- release --------------------------------------------------------------------------
 

@@ -33,7 +33,7 @@ import tempfile
 import threading
 import uuid
 import weakref
-from typing import Any, ClassVar, Final
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 import numpy as np
 import numpy.typing as npt
@@ -45,6 +45,10 @@ from stridewave.carriers._base import check_flag, check_size
 from stridewave.carriers._normalize import materialize, storage_numpy_dtype
 from stridewave.carriers._storage import validate_storage_dtype
 from stridewave.dtypes import DType
+
+if TYPE_CHECKING:
+    from stridewave.layout import Layout
+    from stridewave.tensor import Tensor
 
 __all__ = ["FileBacked", "session_directory"]
 
@@ -281,10 +285,25 @@ class FileBacked(_ArrayCarrier):
             array.flush()
 
     @override
-    def _raw_scatter(self, indices: npt.NDArray[np.intp], values: npt.NDArray[Any]) -> None:
+    def scatter(
+        self,
+        to_scatter: Tensor,
+        scatter_onto: Tensor,
+        mapping: Layout,
+        mapping_offset: int = 0,
+    ) -> None:
+        """Refuse: FileBacked does not implement the scatter mutation (spec).
+
+        Raises
+        ------
+        NotImplementedError
+            Always, before reading any argument; nothing is written.
+        """
         raise NotImplementedError(
-            "FileBacked does not implement scatter (spec: carrier-storage); scatter into a "
-            "CPU carrier and copy with FileBacked.new_like(numpy.asarray(cpu))."
+            "FileBacked does not implement scatter (carrier-storage spec). Scatter into "
+            "a CPU or Generic carrier instead, e.g. target = CPU(n, dtype=...); "
+            "target.scatter(...), then copy the result with file.new_like(numpy.asarray("
+            "target)) or file[i] = value."
         )
 
     @override

@@ -1,0 +1,285 @@
+"""Tensor: a typed strided view of carrier storage (CONTRACT section 5).
+
+A single-subtensor :class:`Tensor` is a carrier, a :class:`~stridewave.Layout`
+and an offset: logical element ``i`` lives at physical slot ``offset +
+layout.index(i)``.  A compound Tensor (for a ``CompoundDType``) holds one
+single-subtensor Tensor per storage plane.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, NoReturn
+
+import numpy as np
+
+from stridewave._scatter import strided_view
+from stridewave.carriers import Carrier
+from stridewave.dtypes import CompoundDType, DType
+from stridewave.layout import Layout, _as_index
+
+if TYPE_CHECKING:
+    from typing import SupportsIndex
+
+    import numpy.typing as npt
+
+__all__ = ["Tensor"]
+
+
+def _check_fits(carrier: Carrier, layout: Layout, offset: int) -> None:
+    """Raise IndexError unless every slot ``offset + layout.index(i)`` is in the carrier."""
+    if layout.size == 0:
+        return
+    size = carrier.size()
+    low = offset + layout.min_index
+    high = offset + layout.max_index
+    if low < 0 or high >= size:
+        bad = low if low < 0 else high
+        raise IndexError(
+            f"Tensor(offset={offset}, {layout!r}) addresses physical index {bad} but "
+            f"{carrier!r} has {size} slots (valid: [0, {size})); the view spans "
+            f"[{low}, {high}]. Use a smaller offset or shape, or a larger carrier."
+        )
+
+
+class Tensor:
+    """A typed, strided view of carrier storage.
+
+    Logical element ``i`` (row-major over ``shape``) of a single-subtensor Tensor
+    lives at physical slot ``offset + layout.index(i)`` of ``carrier``.
+    Construction checks that every addressed slot lies in ``[0,
+    carrier.size())``, using ``layout.min_index``/``max_index`` (no enumeration).
+    The view does not copy: writes to the carrier are visible through it.
+
+    Parameters
+    ----------
+    carrier : Carrier
+        The storage holding the elements (any live carrier kind).
+    layout : Layout
+        Shape and strides of the view, in elements (slots).
+    offset : int, keyword-only, default 0
+        Physical index of layout offset 0, in elements; ``>= 0``.
+
+    Raises
+    ------
+    TypeError
+        If ``carrier`` is not a ``Carrier``, ``layout`` not a ``Layout``, or
+        ``offset`` not an integer (``bool`` is refused).
+    ValueError
+        If ``offset`` is negative.
+    RuntimeError
+        If ``carrier`` is released.
+    IndexError
+        If some addressed slot ``offset + layout.index(i)`` is outside
+        ``[0, carrier.size())``; the message names the slot and the carrier size.
+
+    See Also
+    --------
+    Tensor.compound : a Tensor of a ``CompoundDType``, one subtensor per plane.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from stridewave import CPU, DType, Layout, Tensor
+    >>> c = CPU(6, dtype=DType.Int32)
+    >>> t = Tensor(c, Layout((2, 3), (1, 2)))    # a transposed view
+    >>> np.asarray(t).shape
+    (2, 3)
+    """
+
+    __slots__ = ("_carrier", "_dtype", "_layout", "_offset", "_subtensors")
+
+    _carrier: Carrier | None
+    _layout: Layout | None
+    _offset: int
+    _dtype: DType
+    _subtensors: tuple[Tensor, ...]
+
+    def __init__(self, carrier: Carrier, layout: Layout, *, offset: SupportsIndex = 0) -> None:
+        if not isinstance(carrier, Carrier):
+            raise TypeError(
+                f"Tensor carrier must be a stridewave Carrier, got {type(carrier).__name__} "
+                f"{carrier!r}; wrap the values first, e.g. CPU(n) or Generic(values, dtype=...)."
+            )
+        if not isinstance(layout, Layout):
+            raise TypeError(
+                f"Tensor layout must be a stridewave Layout, got {type(layout).__name__} "
+                f"{layout!r}; pass for example Layout({layout!r})."
+            )
+        offset_i = _as_index(offset, "Tensor offset")
+        if offset_i < 0:
+            raise ValueError(
+                f"Tensor offset must be >= 0 (a physical index in elements), got {offset_i}."
+            )
+        if carrier.is_released():
+            raise RuntimeError(
+                f"cannot view {carrier!r}: it is released and has no storage; build the "
+                "Tensor on a live carrier."
+            )
+        _check_fits(carrier, layout, offset_i)
+        self._carrier = carrier
+        self._layout = layout
+        self._offset = offset_i
+        self._dtype = carrier.dtype()
+        self._subtensors = (self,)
+
+    @classmethod
+    def compound(cls, dtype: CompoundDType, subtensors: Sequence[Tensor]) -> Tensor:
+        """Build a multi-subtensor Tensor of a compound dtype, one subtensor per plane.
+
+        Parameters
+        ----------
+        dtype : CompoundDType
+            The compound dtype; ``dtype.planes`` lists the simple dtype of each
+            plane (for a ``ScaledDType``: element, then scale).
+        subtensors : sequence of Tensor
+            One single-subtensor Tensor per plane, in plane order; subtensor ``k``
+            must have dtype ``dtype.planes[k]`` (identity).
+
+        Returns
+        -------
+        Tensor
+            A Tensor with ``dtype`` set to ``dtype`` and ``subtensors`` the given
+            views; its ``shape`` is that of the first plane.
+
+        Raises
+        ------
+        TypeError
+            If ``dtype`` is not a ``CompoundDType`` or ``subtensors`` is not a
+            tuple or list of Tensors.
+        ValueError
+            If the number of subtensors differs from the number of planes, a
+            subtensor is itself compound, or a subtensor's dtype is not its plane's.
+        """
+        if not isinstance(dtype, CompoundDType):
+            raise TypeError(
+                f"Tensor.compound needs a CompoundDType, got {type(dtype).__name__} {dtype!r}; "
+                "for a simple dtype build Tensor(carrier, layout) instead."
+            )
+        if not isinstance(subtensors, (tuple, list)) or not all(
+            isinstance(t, Tensor) for t in subtensors
+        ):
+            raise TypeError(
+                f"Tensor.compound needs a tuple of Tensors (one per plane), got {subtensors!r}."
+            )
+        planes = dtype.planes
+        if len(subtensors) != len(planes):
+            raise ValueError(
+                f"{dtype!r} has {len(planes)} planes {planes!r} but {len(subtensors)} "
+                "subtensors were given; pass one single-subtensor Tensor per plane, in order."
+            )
+        for k, (sub, plane) in enumerate(zip(subtensors, planes, strict=True)):
+            if len(sub.subtensors) != 1:
+                raise ValueError(
+                    f"subtensor {k} of Tensor.compound is itself a multi-subtensor Tensor; "
+                    "pass one single-subtensor Tensor per plane."
+                )
+            if sub.dtype is not plane:
+                raise ValueError(
+                    f"subtensor {k} has dtype {sub.dtype!r} but plane {k} of {dtype!r} is "
+                    f"{plane!r}; view a carrier of dtype {plane!r} for that plane."
+                )
+        self = object.__new__(cls)
+        self._carrier = None
+        self._layout = None
+        self._offset = 0
+        self._dtype = dtype
+        self._subtensors = tuple(subtensors)
+        return self
+
+    # -- queries ------------------------------------------------------------------
+
+    def _single(self, what: str) -> NoReturn:
+        raise ValueError(
+            f"a compound Tensor of {self._dtype!r} has no single {what}: it has one "
+            f"subtensor per plane; use tensor.subtensors[k].{what}."
+        )
+
+    @property
+    def carrier(self) -> Carrier:
+        """The carrier holding a single-subtensor Tensor's elements (ValueError if compound)."""
+        if self._carrier is None:
+            self._single("carrier")
+        return self._carrier
+
+    @property
+    def layout(self) -> Layout:
+        """The view's shape and strides, in elements (ValueError if compound)."""
+        if self._layout is None:
+            self._single("layout")
+        return self._layout
+
+    @property
+    def offset(self) -> int:
+        """The physical index of layout offset 0, in elements (ValueError if compound)."""
+        if self._layout is None:
+            self._single("offset")
+        return self._offset
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The logical extent of each axis (the first plane's, if compound)."""
+        first = self._subtensors[0]
+        assert first._layout is not None
+        return first._layout.shape
+
+    @property
+    def dtype(self) -> DType:
+        """The carrier's dtype, or the compound dtype of a compound Tensor."""
+        return self._dtype
+
+    @property
+    def subtensors(self) -> tuple[Tensor, ...]:
+        """The single-subtensor views: ``(self,)``, or one per plane if compound."""
+        return self._subtensors
+
+    def __repr__(self) -> str:
+        if self._carrier is None:
+            return f"Tensor.compound({self._dtype!r}, {self._subtensors!r})"
+        return f"Tensor({self._carrier!r}, {self._layout!r}, offset={self._offset})"
+
+    # -- NumPy interop ------------------------------------------------------------
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> npt.NDArray[Any]:
+        """Return the logical values, shape ``self.shape`` (NumPy 2 ``__array__``).
+
+        Parameters
+        ----------
+        dtype : numpy dtype, optional
+            Convert to this dtype (a copy unless it is already the storage dtype).
+        copy : bool, optional
+            ``None``: a **read-only** strided view of the carrier's storage where
+            the carrier gives a NumPy view (CPU, Generic, FileBacked), else a copy.
+            ``True``: a writable copy.  ``False``: a view or ``ValueError``.
+
+        Returns
+        -------
+        numpy.ndarray, shape ``self.shape``
+            Element ``i`` (row-major) is the value at physical slot
+            ``offset + layout.index(i)``.
+
+        Raises
+        ------
+        ValueError
+            If the Tensor is compound (one array per plane: convert each
+            subtensor), or ``copy=False`` and no view is possible.
+        RuntimeError
+            If the carrier has been released.
+        """
+        if self._carrier is None or self._layout is None:
+            raise ValueError(
+                f"a compound Tensor of {self._dtype!r} has no single NumPy array; convert "
+                "each plane: [numpy.asarray(t) for t in tensor.subtensors]."
+            )
+        storage = self._carrier.__array__(copy=False if copy is False else None)
+        view = strided_view(np.ascontiguousarray(storage), self._offset, self._layout)
+        if copy:
+            view = view.copy()
+        if dtype is not None and np.dtype(dtype) != view.dtype:
+            if copy is False:
+                raise ValueError(
+                    f"cannot return a view of {self!r} as {np.dtype(dtype)}: the storage "
+                    f"holds {view.dtype}; pass copy=None or copy=True to convert."
+                )
+            view = view.astype(dtype)
+        return view

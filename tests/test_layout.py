@@ -1,0 +1,177 @@
+"""Layout: construction, immutability, index/indices agreement, bounds and overlap."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from stridewave.layout import Layout
+from tests.strategies import injective_layouts, layouts
+
+
+def test_default_strides_are_row_major_in_elements():
+    assert Layout((2, 3, 4)).strides == (12, 4, 1)
+    assert Layout(()).strides == ()
+    assert Layout((0, 3)).strides == (3, 1)
+
+
+def test_size_and_ndim():
+    assert Layout((2, 3)).size == 6
+    assert Layout(()).size == 1
+    assert Layout(()).ndim == 0
+    assert Layout((4, 0, 2)).size == 0
+    assert Layout((4, 0, 2)).ndim == 3
+
+
+def test_accepts_lists_and_index_objects():
+    layout = Layout([np.int64(2), 3], [np.int32(-3), 1])
+    assert layout.shape == (2, 3)
+    assert layout.strides == (-3, 1)
+    assert all(type(v) is int for v in layout.shape + layout.strides)
+
+
+@pytest.mark.parametrize("shape", [3, "23", None, (2.0, 3), (True, 3), (np.bool_(True),)])
+def test_bad_shape_type_raises_type_error(shape):
+    with pytest.raises(TypeError, match="shape"):
+        Layout(shape)
+
+
+@pytest.mark.parametrize("strides", [1, (1.0,), (False,)])
+def test_bad_strides_type_raises_type_error(strides):
+    with pytest.raises(TypeError, match="strides"):
+        Layout((3,), strides)
+
+
+def test_negative_extent_raises_value_error():
+    with pytest.raises(ValueError, match=r"shape\[1\] must be >= 0, got -2"):
+        Layout((3, -2))
+
+
+def test_strides_length_mismatch_raises_value_error():
+    with pytest.raises(ValueError, match="one entry per axis"):
+        Layout((3, 2), (1,))
+
+
+def test_offsets_beyond_int64_raise_value_error():
+    with pytest.raises(ValueError, match="64-bit"):
+        Layout((3,), (2**62,))
+
+
+def test_is_immutable():
+    layout = Layout((2, 3))
+    with pytest.raises(AttributeError, match="immutable"):
+        layout.shape = (3, 2)  # type: ignore[misc]
+    with pytest.raises(AttributeError, match="immutable"):
+        layout._shape = (3, 2)  # type: ignore[misc]
+    with pytest.raises(AttributeError, match="immutable"):
+        del layout._strides
+    assert not hasattr(layout, "__dict__")
+
+
+def test_equality_and_hash():
+    assert Layout((2, 3)) == Layout((2, 3), (3, 1))
+    assert hash(Layout((2, 3))) == hash(Layout([2, 3], [3, 1]))
+    assert Layout((2, 3)) != Layout((2, 3), (1, 2))
+    assert Layout((2, 3)) != Layout((3, 2))
+    assert Layout((2,)) != (2,)
+    assert len({Layout((2, 3)), Layout((2, 3)), Layout((6,))}) == 2
+
+
+@pytest.mark.parametrize("protocol", range(pickle.HIGHEST_PROTOCOL + 1))
+def test_pickle_and_copy_round_trip(protocol):
+    layout = Layout((2, 3), (-1, 4))
+    assert pickle.loads(pickle.dumps(layout, protocol)) == layout
+    assert copy.deepcopy(layout) == layout
+    assert copy.copy(layout) == layout
+
+
+def test_repr():
+    assert repr(Layout((2, 3))) == "Layout(shape=(2, 3), strides=(3, 1))"
+
+
+def test_index_of_transpose():
+    layout = Layout((2, 3), (1, 2))
+    assert [layout.index(i) for i in range(6)] == [0, 2, 4, 1, 3, 5]
+    assert layout.index(np.int64(4)) == 3
+
+
+def test_index_of_zero_d_layout():
+    assert Layout(()).index(0) == 0
+    with pytest.raises(IndexError):
+        Layout(()).index(1)
+
+
+@pytest.mark.parametrize("i", [1.0, "1", None, True])
+def test_index_with_non_index_raises_type_error(i):
+    with pytest.raises(TypeError, match="logical index"):
+        Layout((3,)).index(i)
+
+
+@pytest.mark.parametrize("i", [-1, 3, 100])
+def test_index_out_of_range_raises_index_error_with_both_numbers(i):
+    with pytest.raises(IndexError, match=rf"logical index {i} .* 3 elements"):
+        Layout((3,)).index(i)
+
+
+def test_indices_dtype_and_shape():
+    out = Layout((2, 3), (1, 2)).indices()
+    assert out.dtype == np.int64
+    assert out.shape == (6,)
+    assert Layout((0, 4)).indices().shape == (0,)
+    assert Layout(()).indices().tolist() == [0]
+
+
+@given(layouts())
+def test_indices_agree_with_index(layout):
+    assert layout.indices().tolist() == [layout.index(i) for i in range(layout.size)]
+
+
+@given(layouts())
+def test_min_and_max_index_bound_indices_exactly(layout):
+    offsets = layout.indices()
+    if layout.size == 0:
+        assert (layout.min_index, layout.max_index) == (0, -1)
+    else:
+        assert layout.min_index == offsets.min()
+        assert layout.max_index == offsets.max()
+
+
+@given(layouts())
+def test_is_injective_matches_exact_check(layout):
+    offsets = layout.indices()
+    assert layout.is_injective() == (np.unique(offsets).size == offsets.size)
+    assert layout.is_injective() == layout.is_injective()  # cached answer
+
+
+@given(injective_layouts())
+def test_permuted_layouts_are_injective_without_enumeration(layout):
+    # the cheap stride test must decide these without building the offsets
+    assert layout._compute_injective_cheap() is True
+
+
+@pytest.mark.parametrize(
+    ("shape", "strides", "expected"),
+    [
+        ((3,), (0,), False),
+        ((1,), (0,), True),
+        ((3, 3), (2, 1), False),
+        ((2, 3), (3, 2), True),  # inconclusive cheap test, exact check says injective
+        ((2, 2), (1, -1), False),
+        ((4, 5), (-1, 4), True),
+        ((0, 3), (0, 0), True),
+    ],
+)
+def test_is_injective_examples(shape, strides, expected):
+    assert Layout(shape, strides).is_injective() is expected
+
+
+@given(st.integers(0, 4), st.integers(0, 4))
+def test_transpose_layout_matches_numpy(rows, cols):
+    layout = Layout((rows, cols), (1, rows))
+    expected = np.arange(rows * cols).reshape(cols, rows).T.ravel()
+    assert layout.indices().tolist() == expected.tolist()
