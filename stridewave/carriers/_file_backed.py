@@ -211,6 +211,21 @@ def _reserve(path: str, old_bytes: int, new_bytes: int) -> None:
         os.close(fd)
 
 
+def _write_all(path: str, data: npt.NDArray[Any]) -> None:
+    """Write ``data``'s bytes to the start of ``path`` in a few large system calls.
+
+    Unlike ``ndarray.tofile`` (which reports a short write without an errno), a failing
+    write raises ``OSError`` with the system's errno (``ENOSPC``, ``EFBIG``).
+    """
+    remaining = memoryview(data).cast("B")
+    with open(path, "r+b", buffering=0) as handle:
+        while remaining:
+            written = handle.write(remaining)
+            if not written:  # a regular file never returns 0 unless the disk is full
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            remaining = remaining[written:]
+
+
 def _storage_error(exc: OSError, action: str, path: str, nbytes: int) -> OSError:
     """Re-raise a file-system failure as the same errno with a message that says what to do."""
     reason = exc.strerror or str(exc)
@@ -347,8 +362,7 @@ class FileBacked(_ArrayCarrier):
         nbytes = size * np_dtype.itemsize
         try:
             if data is not None:
-                with open(path, "r+b") as handle:
-                    np.ascontiguousarray(data, dtype=np_dtype).tofile(handle)
+                _write_all(path, np.ascontiguousarray(data, dtype=np_dtype))
             elif size:
                 _reserve(path, 0, nbytes)
             self._array = self._map(path, np_dtype, size, mutable)
@@ -423,8 +437,7 @@ class FileBacked(_ArrayCarrier):
             directory = os.path.dirname(self._path)
             staging = _create_file(None, directory)
             try:
-                with open(staging, "r+b") as handle:
-                    np.ascontiguousarray(self._array[:n]).tofile(handle)
+                _write_all(staging, np.ascontiguousarray(self._array[:n]))
                 os.replace(staging, self._path)
             except OSError as exc:
                 _remove_file(staging, os.getpid())
