@@ -217,7 +217,7 @@ def _write_all(path: str, data: npt.NDArray[Any]) -> None:
     Unlike ``ndarray.tofile`` (which reports a short write without an errno), a failing
     write raises ``OSError`` with the system's errno (``ENOSPC``, ``EFBIG``).
     """
-    remaining = memoryview(data).cast("B")
+    remaining = memoryview(data).cast("B")  # type: ignore[arg-type,unused-ignore]
     with open(path, "r+b", buffering=0) as handle:
         while remaining:
             written = handle.write(remaining)
