@@ -397,7 +397,7 @@ def materialize(
 #: Most items ``materialize`` consumes from an iterable that is not a list, tuple,
 #: range or array (a generator, an iterator, a custom sequence). Larger inputs should
 #: come as a NumPy array or buffer (vectorized, no limit) or a list.
-ITERATION_LIMIT: int = 1 << 24
+ITERATION_LIMIT: int = 1 << 22
 
 
 def _too_many_items(where: str, limit: int) -> str:
