@@ -1,28 +1,113 @@
-"""Run every ``benchmarks/bench_*.py`` script in turn (``nox -s bench``).
+"""Carrier benchmarks: each a ratio against NumPy measured in the same run.
 
-Each script measures StrideWeave against the equivalent NumPy operation in the same
-run and prints a table of times and ratios. Pass script names (``scatter``,
-``evict``...) to run only those.
+Run with ``nox -s bench`` or ``python benchmarks/run.py``. Prints a table; the
+targets come from issues 3 (carriers) and 4 (scatter, ``bench_scatter.py``). Not a test: nothing fails, the numbers are recorded in
+docs/performance.md.
 """
 
 from __future__ import annotations
 
-import runpy
+import os
 import sys
-from pathlib import Path
+import tempfile
+import timeit
+import tracemalloc
+from collections.abc import Callable
+
+import numpy as np
+
+import stridewave as sw
+from stridewave import DType
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_scatter  # the scatter benchmark (issue 4), a sibling script
+
+N_BULK = 10**7
 
 
-def main(argv: list[str]) -> int:
-    here = Path(__file__).resolve().parent
-    scripts = sorted(here.glob("bench_*.py"))
-    if argv:
-        scripts = [s for s in scripts if s.stem.removeprefix("bench_") in argv]
-    if not scripts:
-        print("no benchmark scripts matched", argv, file=sys.stderr)
-        return 1
-    for script in scripts:
-        print(f"== {script.name}", flush=True)
-        runpy.run_path(str(script), run_name="__main__")
+def best(stmt: Callable[[], object], number: int, repeat: int = 7) -> float:
+    """Best time per call, in seconds."""
+    return min(timeit.repeat(stmt, number=number, repeat=repeat)) / number
+
+
+def scalar_rows() -> list[tuple[str, float, float, float]]:
+    """Statements timed as source text (no lambda call in the measurement)."""
+    env = {"array": np.zeros(1024, dtype=np.float32), "carrier": sw.CPU(1024)}
+    n = 500_000
+
+    def t(stmt: str) -> float:
+        return min(timeit.repeat(stmt, globals=env, number=n, repeat=7)) / n
+
+    item, setitem = t("array.item(17)"), t("array[17] = 1.5")
+    return [
+        ("CPU.get_value(i) / ndarray.item(i)", t("carrier.get_value(17)"), item, 1.5),
+        ("CPU[i] / ndarray.item(i)", t("carrier[17]"), item, 1.5),
+        ("CPU.set_value(i, v) / ndarray[i] = v", t("carrier.set_value(17, 1.5)"), setitem, 1.5),
+        ("CPU[i] = v / ndarray[i] = v", t("carrier[17] = 1.5"), setitem, 1.5),
+    ]
+
+
+def bulk_rows() -> list[tuple[str, float, float, float]]:
+    data = np.random.default_rng(0).random(N_BULK, dtype=np.float32)
+    proto = sw.CPU(0)
+    rows = []
+    base = best(lambda: np.array(data, copy=True), 1, 5)
+    ours = best(lambda: proto.new_like(data), 1, 5)
+    rows.append(("CPU.new_like(10**7 f32) / numpy.array(copy=True)", ours, base, 1.2))
+
+    base = best(lambda: np.zeros(N_BULK, np.float32).sum(), 1, 5)
+    ours = best(lambda: np.asarray(proto.allocate_like(N_BULK)).sum(), 1, 5)
+    rows.append(("allocate_like(10**7) + read all / numpy.zeros + read all", ours, base, 1.2))
+
+    directory = tempfile.mkdtemp(prefix="sw-bench-")
+    counter = iter(range(10**6))
+
+    def raw_memmap() -> None:
+        path = os.path.join(directory, f"raw-{next(counter)}.f32")
+        mapped = np.memmap(path, dtype="<f4", mode="w+", shape=(N_BULK,))
+        mapped[:] = data
+        del mapped
+        os.unlink(path)
+
+    file_proto = sw.FileBacked(dtype=DType.Float32)
+
+    def ours_file() -> None:
+        file_proto.new_like(data).release()
+
+    base = best(raw_memmap, 1, 5)
+    ours = best(ours_file, 1, 5)
+    rows.append(("FileBacked.new_like(10**7 f32) / raw numpy.memmap write", ours, base, 1.2))
+    os.rmdir(directory)
+    return rows
+
+
+def peak_memory_ratio() -> float:
+    data = np.ones(N_BULK, dtype=np.float32)
+    proto = sw.CPU(0)
+    tracemalloc.start()
+    result = proto.new_like(data)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    del result
+    return peak / data.nbytes
+
+
+def main(argv: list[str] | None = None) -> int:
+    rows = scalar_rows() + bulk_rows()
+    print(f"{'benchmark':<60} {'ours':>10} {'numpy':>10} {'ratio':>7} {'target':>7}")
+    for name, ours, base, target in rows:
+        unit = 1e9 if ours < 1e-3 else 1e3
+        suffix = "ns" if unit == 1e9 else "ms"
+        print(
+            f"{name:<60} {ours * unit:>8.1f}{suffix} {base * unit:>8.1f}{suffix} "
+            f"{ours / base:>6.2f}x {target:>6.1f}x"
+        )
+    print(
+        f"{'CPU.new_like(10**7 f32) peak memory / data size':<60} "
+        f"{'':>10} {'':>10} {peak_memory_ratio():>6.2f}x {1.1:>6.1f}x"
+    )
+    print()
+    bench_scatter.main(argv)
     return 0
 
 

@@ -253,3 +253,12 @@ def duplicate_file(filename: str, directory: str) -> str:
         f"{directory}, and it was left untouched. Pick another name, or None for a "
         f"generated one."
     )
+
+
+def scatter_unsupported(carrier: object) -> str:
+    kind = type(carrier).__name__
+    return (
+        f"{kind} does not implement scatter (spec: carrier-storage). Scatter into a CPU "
+        f"or Generic carrier, e.g. target = CPU(n, dtype=...); target.scatter(...), then "
+        f"copy the result with {kind.lower()}.new_like(numpy.asarray(target))."
+    )

@@ -22,6 +22,8 @@ Backend hooks (override in a subclass)
     default runs :func:`stridewave._scatter.scatter_numpy` on ``_raw_array()``
     (strided copy, no index array, for injective mappings). Metal overrides it with
     ``scatter_indices(base, mapping)`` and one MLX assignment.
+    A kind without scatter sets ``_SCATTERS = False`` (FileBacked): ``scatter``
+    then raises ``NotImplementedError`` before any validation.
 ``_raw_release() -> None``
     Let the backend go (unmap, unlink, drop references). Called at most once.
 ``_raw_new_like(values, *, mutable, dtype) -> Self`` and
@@ -668,6 +670,9 @@ class Carrier(_Lifecycle, abc.ABC):
             scope (or the source's carrier is released).
         OverflowError
             If a source value is outside the receiver dtype's range.
+        NotImplementedError
+            If the kind does not implement scatter (``_SCATTERS = False``:
+            FileBacked), before any other check.
 
         Notes
         -----
@@ -675,6 +680,8 @@ class Carrier(_Lifecycle, abc.ABC):
         call changes neither values nor ``version``; a successful call advances
         ``version`` by exactly one.
         """
+        if not self._SCATTERS:
+            raise NotImplementedError(_messages.scatter_unsupported(self))
         base = check_scatter_arguments(self, to_scatter, scatter_onto, mapping, mapping_offset)
         with self._mutation("scatter"):
             values = self._normalize_many(source_values(to_scatter))

@@ -53,7 +53,6 @@ from stridewave.dtypes import DType
 
 if TYPE_CHECKING:
     from stridewave.layout import Layout
-    from stridewave.tensor import Tensor
 
 __all__ = ["FileBacked", "session_directory", "sweep_stale_sessions"]
 
@@ -476,25 +475,10 @@ class FileBacked(_ArrayCarrier):
         self._check_file("flush")
 
     @override
-    def scatter(
-        self,
-        to_scatter: Tensor,
-        scatter_onto: Tensor,
-        mapping: Layout,
-        mapping_offset: int = 0,
-    ) -> None:
-        """Refuse: FileBacked does not implement the scatter mutation (spec).
-
-        Raises
-        ------
-        NotImplementedError
-            Always, before reading any argument; nothing is written.
-        """
+    def _raw_scatter(self, base: int, mapping: Layout, values: npt.NDArray[Any]) -> None:
         raise NotImplementedError(
-            "FileBacked does not implement scatter (carrier-storage spec). Scatter into "
-            "a CPU or Generic carrier instead, e.g. target = CPU(n, dtype=...); "
-            "target.scatter(...), then copy the result with file.new_like(numpy.asarray("
-            "target)) or file[i] = value."
+            "FileBacked does not implement scatter (spec: carrier-storage); scatter into a "
+            "CPU carrier and copy with FileBacked.new_like(numpy.asarray(cpu))."
         )
 
     @override

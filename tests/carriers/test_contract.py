@@ -10,7 +10,7 @@ import gc
 import numpy as np
 import pytest
 
-from stridewave import DType, storage_zero
+from stridewave import DType, Layout, Tensor, storage_zero
 
 from .conftest import KIND_DTYPES, KINDS, SAMPLE, ZERO, Kind, builtin_dtypes
 
@@ -457,4 +457,7 @@ def test_scatter_capability_flag_matches_the_kind_table(kind: Kind) -> None:
     carrier = kind.make([1.0, 2.0], F32, True)
     if not kind.scatters:
         with pytest.raises(NotImplementedError):
-            carrier.scatter(None, None, None)  # type: ignore[arg-type]  # refuses first
+            carrier._raw_scatter(0, Layout((1,)), np.array([5.0], np.float32))
+        whole = Tensor(carrier, Layout((2,)))
+        with pytest.raises(NotImplementedError, match="does not implement scatter"):
+            carrier.scatter(whole, whole, Layout((2,)))
