@@ -104,6 +104,48 @@ class _RawSetter:
         self._carrier._raw_set(index, value)
 
 
+class _ReleasedSlots:
+    """Scalar accessors of a released carrier: every read or write raises RuntimeError.
+
+    Bound by ``_unbind_backend`` so that a thread racing ``release()`` (it passed the
+    released check just before) fails cleanly instead of reaching the backend.
+    """
+
+    __slots__ = ("_text",)
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+
+    def _refuse(self) -> NoReturn:
+        raise RuntimeError(_messages.released(_Named(self._text), "access a slot"))
+
+    def __call__(self, index: int) -> NoReturn:
+        self._refuse()
+
+    def __setitem__(self, index: int, value: Any) -> NoReturn:
+        self._refuse()
+
+
+class _Named:
+    """An object whose repr is a fixed text (for messages about a released carrier)."""
+
+    __slots__ = ("_text",)
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+
+    def __repr__(self) -> str:
+        return self._text
+
+
+def _rebuild_carrier(
+    kind: type[Carrier], values: npt.NDArray[Any], dtype: DType, mutable: bool
+) -> Carrier:
+    """Unpickle a carrier: fresh storage of ``kind`` holding ``values`` (see __reduce_ex__)."""
+    prototype = kind._unpickling_prototype()
+    return prototype._raw_new_like(values, mutable=mutable, dtype=dtype)
+
+
 def check_size(size: object, *, where: str) -> int:
     """Return ``size`` as a non-negative ``int`` slot count.
 
@@ -219,9 +261,13 @@ class Carrier(_Lifecycle, abc.ABC):
         self._slot_store = _RawSetter(self)
 
     def _unbind_backend(self) -> None:
+        # Bind refusers, not the raw hooks: a thread that passed the released check
+        # just before release() then gets RuntimeError instead of touching the
+        # released backend (see docs/threads-and-processes.md).
         self._slots = 0
-        self._slot_get = self._raw_get
-        self._slot_store = _RawSetter(self)
+        refuser = _ReleasedSlots(repr(self))
+        self._slot_get = refuser
+        self._slot_store = refuser
 
     # -- backend hooks ----------------------------------------------------------------
 
@@ -330,6 +376,7 @@ class Carrier(_Lifecycle, abc.ABC):
             raise RuntimeError(_messages.released(self, "get_value"))
         i = index if type(index) is int else _as_index(index, "get_value")
         if i < 0 or i >= self._slots:
+            self._recheck_live()
             raise IndexError(
                 _messages.index_out_of_range(
                     i,
@@ -372,6 +419,7 @@ class Carrier(_Lifecycle, abc.ABC):
             self._refuse("set_value")
         i = index if type(index) is int else _as_index(index, "set_value")
         if i < 0 or i >= self._slots:
+            self._recheck_live()
             raise IndexError(
                 _messages.index_out_of_range(
                     i,
@@ -392,6 +440,7 @@ class Carrier(_Lifecycle, abc.ABC):
             raise RuntimeError(_messages.released(self, "read carrier[index]"))
         i = index if type(index) is int else _as_index(index, "carrier[index]")
         if i < 0 or i >= self._slots:
+            self._recheck_live()
             raise IndexError(
                 _messages.index_out_of_range(
                     i,
@@ -408,6 +457,7 @@ class Carrier(_Lifecycle, abc.ABC):
             self._refuse("write carrier[index]")
         i = index if type(index) is int else _as_index(index, "carrier[index]")
         if i < 0 or i >= self._slots:
+            self._recheck_live()
             raise IndexError(
                 _messages.index_out_of_range(
                     i,
@@ -436,6 +486,7 @@ class Carrier(_Lifecycle, abc.ABC):
         """
         self._require_live("iterate")
         values: list[Any] = self._raw_array().tolist()
+        self._require_live("iterate")  # a release that raced the snapshot
         return iter(values)
 
     def __repr__(self) -> str:
@@ -685,27 +736,82 @@ class Carrier(_Lifecycle, abc.ABC):
 
     # -- copying and pickling -------------------------------------------------------------
 
-    def __reduce_ex__(self, protocol: SupportsIndex) -> NoReturn:
-        """Refuse pickling for now (issue 8 defines independent copies per kind).
+    def _recheck_live(self) -> None:
+        """On an error path only: raise RuntimeError if a release raced this call."""
+        if self._released:
+            raise RuntimeError(_messages.released(self, "access a slot"))
+
+    @classmethod
+    def _unpickling_prototype(cls) -> Self:
+        """Return a receiver for ``_raw_new_like`` in the unpickling process.
+
+        The default is a bare instance (``cls.__new__(cls)``), enough for kinds whose
+        ``_raw_new_like`` reads no instance state (Generic, CPU, FileBacked). A kind
+        that needs state to build storage (a device, tier kinds) overrides this, or
+        overrides ``__reduce_ex__``.
+        """
+        return cls.__new__(cls)
+
+    def _snapshot(self, action: str) -> npt.NDArray[Any]:
+        """Return a private copy of the live values (a plain ndarray), for copies."""
+        self._require_live(action)
+        values = np.array(self._raw_array(), copy=True)
+        self._require_live(action)  # a release that raced the copy
+        return values
+
+    def __reduce_ex__(self, protocol: SupportsIndex) -> tuple[Any, ...]:
+        """Pickle as an independent copy: the kind, a copy of the values, dtype, mutability.
+
+        Unpickling calls the kind's value factory (``_raw_new_like``) in the receiving
+        process, so the result owns fresh storage of the same kind (FileBacked: a new
+        file in the receiver's session directory; a wrapped CPU pointer: an owned
+        copy). Ownership, version and file name are not carried over: the copy is
+        unowned, its ``version`` is 0.
+
+        Parameters
+        ----------
+        protocol : int
+            The pickle protocol (unused; every protocol gets the same recipe).
+
+        Returns
+        -------
+        tuple
+            ``(rebuild, (kind, values, dtype, mutable))``.
 
         Raises
         ------
-        TypeError
-            Always: a field-by-field copy would share the buffer between two
-            lifecycles, so writes through one would bypass the other's version.
+        RuntimeError
+            If the carrier is released (there are no values to copy).
         """
-        raise TypeError(
-            f"{type(self).__name__} carriers cannot be pickled or copied yet; copy the "
-            f"values instead: carrier.new_like(numpy.asarray(carrier))."
-        )
+        values = self._snapshot("pickle")
+        return (_rebuild_carrier, (type(self), values, self._dtype, self._intrinsic_mutable))
 
-    def __copy__(self) -> NoReturn:
-        """Refuse ``copy.copy`` (see ``__reduce_ex__``)."""
-        self.__reduce_ex__(0)
+    def __copy__(self) -> Self:
+        """Return an independent carrier of the same kind, dtype, mutability and values.
 
-    def __deepcopy__(self, memo: object) -> NoReturn:
-        """Refuse ``copy.deepcopy`` (see ``__reduce_ex__``)."""
-        self.__reduce_ex__(0)
+        ``copy.copy`` and ``copy.deepcopy`` agree: a carrier's values are its state, so
+        a shallow copy that shared the buffer would let writes through one bypass the
+        other's version. Built with ``new_like``, so any kind (composites included)
+        gets its own factory's storage.
+
+        Returns
+        -------
+        Carrier
+            Fresh, unowned, ``version == 0``.
+
+        Raises
+        ------
+        RuntimeError
+            If the carrier is released.
+        """
+        values = self._snapshot("copy")
+        return self.new_like(values, mutable=self._intrinsic_mutable, dtype=self._dtype)
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Self:
+        """Return ``copy.copy(self)`` (see :meth:`__copy__`); registers it in ``memo``."""
+        result = self.__copy__()
+        memo[id(self)] = result
+        return result
 
     # -- NumPy interop ------------------------------------------------------------------
 
@@ -738,6 +844,7 @@ class Carrier(_Lifecycle, abc.ABC):
         """
         self._require_live("export to NumPy")
         raw = self._raw_array()
+        self._require_live("export to NumPy")  # a release that raced the line above
         if copy:
             return np.array(raw, dtype=dtype, copy=True)
         if dtype is not None and np.dtype(dtype) != raw.dtype:

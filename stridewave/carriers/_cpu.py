@@ -46,7 +46,7 @@ class CPU(_ArrayCarrier):
         aligned) without owning it, initializing it, or changing it. The caller
         keeps that memory alive and valid for the carrier's whole life and for
         every NumPy view exported from it; :meth:`from_numpy` does this for a NumPy
-        array.
+        array. ``copy``/``pickle`` of a wrapping carrier give an owned copy.
     mutable : bool, optional
         Intrinsic mutability (default ``True``).
     dtype : DType, optional

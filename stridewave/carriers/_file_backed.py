@@ -3,8 +3,10 @@
 Files and cleanup
 -----------------
 Each process that creates FileBacked storage gets one hidden session directory,
-``<tempfile.gettempdir()>/.stridewave-<pid>-<random>``, made on first use with
-``tempfile.mkdtemp`` (mode 0700). A carrier's file lives in it and holds
+``<tempfile.gettempdir()>/.stridewave-<pid>-<start time>-<random>``, made on first
+use with ``tempfile.mkdtemp`` (mode 0700). Before making it, the process removes the
+directories of processes that are gone (killed with SIGKILL, say; the start time
+from ``/proc/<pid>/stat`` tells a reused pid apart), never a live process's. A carrier's file lives in it and holds
 ``size * 4`` bytes: slot ``i`` at byte ``4 * i``, ``<f4`` or ``<i4``.
 
 The file is removed when the carrier is released, when it is garbage collected
@@ -26,9 +28,12 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import errno
 import multiprocessing.util
 import os
+import re
 import shutil
+import stat
 import tempfile
 import threading
 import uuid
@@ -49,7 +54,7 @@ from stridewave.dtypes import DType
 if TYPE_CHECKING:
     from stridewave.layout import Layout
 
-__all__ = ["FileBacked", "session_directory"]
+__all__ = ["FileBacked", "session_directory", "sweep_stale_sessions"]
 
 _FILE_SUPPORTED: Final[tuple[DType, ...]] = (DType.Floating, DType.Float32, DType.Int32)
 _FILE_CONCRETE: Final[tuple[DType, ...]] = (DType.Float32, DType.Int32)
@@ -73,8 +78,87 @@ def _remove_file(path: str, pid: int) -> None:
         os.unlink(path)
 
 
+def _start_time(pid: int) -> str | None:
+    """Return process ``pid``'s start time (clock ticks since boot) or None if unknown.
+
+    Read from field 22 of ``/proc/<pid>/stat`` (Linux). Together with the pid it names
+    one process for good: a reused pid has another start time.
+    """
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            stat = handle.read()
+    except OSError:
+        return None
+    fields = stat[stat.rfind(b")") + 2 :].split()  # after "pid (comm) "
+    return fields[19].decode() if len(fields) > 19 else None
+
+
+def _is_alive(pid: int, start: str | None) -> bool:
+    """Return whether the process that made a session directory may still be running."""
+    if start is not None and os.path.isdir("/proc"):
+        return _start_time(pid) == start
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists but belongs to someone else
+        return True
+    return True
+
+
+_SESSION_NAME = re.compile(r"^\.stridewave-(\d+)-(?:(\d+)-)?")
+
+
+def sweep_stale_sessions(directory: str | None = None) -> list[str]:
+    """Remove session directories whose process is gone (e.g. killed by SIGKILL).
+
+    Called once per process, when FileBacked storage first needs a session
+    directory. A directory is stale when the process named in it is not running:
+    its name encodes ``<pid>-<start time>`` (from ``/proc/<pid>/stat``), so a
+    reused pid does not keep a dead process's files alive, and a live process's
+    directory is never touched. Directories of other users are skipped.
+
+    Parameters
+    ----------
+    directory : str or None, optional
+        Where to look; ``None`` (default) means ``tempfile.gettempdir()``.
+
+    Returns
+    -------
+    list of str
+        The directories removed.
+    """
+    root = tempfile.gettempdir() if directory is None else directory
+    removed: list[str] = []
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return removed
+    me = os.getuid() if hasattr(os, "getuid") else None
+    for name in names:
+        match = _SESSION_NAME.match(name)
+        if match is None:
+            continue
+        path = os.path.join(root, name)
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(info.st_mode) or (me is not None and info.st_uid != me):
+            continue
+        if _is_alive(int(match.group(1)), match.group(2)):
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        if not os.path.exists(path):
+            removed.append(path)
+    return removed
+
+
 def session_directory() -> str:
     """Return this process's hidden FileBacked directory, creating it on first use.
+
+    The name is ``.stridewave-<pid>-<start time>-<random>``; before creating it, the
+    process sweeps stale directories of dead processes (:func:`sweep_stale_sessions`).
 
     Returns
     -------
@@ -91,7 +175,10 @@ def session_directory() -> str:
     with _lock:
         pid = os.getpid()
         if _session is None or _session[0] != pid or not os.path.isdir(_session[1]):
-            directory = tempfile.mkdtemp(prefix=f".stridewave-{pid}-")
+            if _session is None or _session[0] != pid:
+                sweep_stale_sessions()
+            start = _start_time(pid) or "0"
+            directory = tempfile.mkdtemp(prefix=f".stridewave-{pid}-{start}-")
             atexit.register(_remove_session, directory, pid)
             # multiprocessing children leave through os._exit after running only
             # multiprocessing's own finalizers: register there as well.
@@ -100,6 +187,70 @@ def session_directory() -> str:
             )
             _session = (pid, directory)
         return _session[1]
+
+
+def _reserve(path: str, old_bytes: int, new_bytes: int) -> None:
+    """Grow ``path`` to ``new_bytes``, reserving the disk blocks (zero-filled).
+
+    ``posix_fallocate`` makes a full disk fail here, with ``OSError(ENOSPC)``, instead
+    of as SIGBUS on a later write into a sparse mapping; a file system without it
+    falls back to ``truncate`` (sparse).
+    """
+    fd = os.open(path, os.O_RDWR)
+    try:
+        if hasattr(os, "posix_fallocate"):
+            try:
+                os.posix_fallocate(fd, old_bytes, new_bytes - old_bytes)
+                return
+            except OSError as exc:
+                if exc.errno not in (errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL):
+                    raise
+        os.ftruncate(fd, new_bytes)
+    finally:
+        os.close(fd)
+
+
+def _write_all(path: str, data: npt.NDArray[Any]) -> None:
+    """Write ``data``'s bytes to the start of ``path`` in a few large system calls.
+
+    Unlike ``ndarray.tofile`` (which reports a short write without an errno), a failing
+    write raises ``OSError`` with the system's errno (``ENOSPC``, ``EFBIG``).
+    """
+    remaining = memoryview(data).cast("B")  # type: ignore[arg-type,unused-ignore]
+    with open(path, "r+b", buffering=0) as handle:
+        while remaining:
+            written = handle.write(remaining)
+            if not written:  # a regular file never returns 0 unless the disk is full
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            remaining = remaining[written:]
+
+
+def _storage_error(exc: OSError, action: str, path: str, nbytes: int) -> OSError:
+    """Re-raise a file-system failure as the same errno with a message that says what to do."""
+    reason = exc.strerror or str(exc)
+    hint = {
+        errno.ENOSPC: "the disk is full: free space in the temporary directory",
+        errno.EFBIG: "the file would exceed the file-size limit (ulimit -f / RLIMIT_FSIZE)",
+        errno.EDQUOT: "the disk quota is exhausted",
+    }.get(exc.errno or 0, "check the temporary directory (TMPDIR)")
+    error = OSError(
+        exc.errno,
+        f"FileBacked could not {action} ({nbytes} bytes): {reason}; {hint}. Existing "
+        f"carriers and their values are unchanged",
+        path,
+    )
+    return error
+
+
+def _deleted(path: str, action: str) -> FileNotFoundError:
+    return FileNotFoundError(
+        errno.ENOENT,
+        f"cannot {action}: the FileBacked file was deleted or replaced behind the "
+        f"library's back. Its values are still readable and writable in memory (the "
+        f"mapping outlives the name); copy them with carrier.new_like(numpy.asarray("
+        f"carrier)) and release this carrier",
+        path,
+    )
 
 
 def _check_filename(filename: object) -> str | None:
@@ -133,6 +284,12 @@ def _create_file(name: str | None, directory: str) -> str:
         raise FileExistsError(_messages.duplicate_file(name or "", directory)) from None
     os.close(fd)
     return path
+
+
+def _identity(path: str) -> tuple[int, int]:
+    """Return ``(st_dev, st_ino)`` of ``path``: which file the carrier mapped."""
+    info = os.stat(path)
+    return (info.st_dev, info.st_ino)
 
 
 class FileBacked(_ArrayCarrier):
@@ -177,6 +334,7 @@ class FileBacked(_ArrayCarrier):
     _SCATTERS: ClassVar[bool] = False
 
     _path: str
+    _identity: tuple[int, int]
     _finalizer: weakref.finalize[Any, Any]
 
     def __init__(self, filename: str | None = None, *, mutable: bool = True, dtype: DType) -> None:
@@ -198,14 +356,19 @@ class FileBacked(_ArrayCarrier):
         np_dtype = storage_numpy_dtype(dtype, little_endian=True)
         path = _create_file(name, session_directory())
         pid = os.getpid()
+        if data is not None:
+            size = data.shape[0]
+        nbytes = size * np_dtype.itemsize
         try:
             if data is not None:
-                size = data.shape[0]
-                with open(path, "r+b") as handle:
-                    np.ascontiguousarray(data, dtype=np_dtype).tofile(handle)
+                _write_all(path, np.ascontiguousarray(data, dtype=np_dtype))
             elif size:
-                os.truncate(path, size * np_dtype.itemsize)
+                _reserve(path, 0, nbytes)
             self._array = self._map(path, np_dtype, size, mutable)
+            self._identity = _identity(path)
+        except OSError as exc:
+            _remove_file(path, pid)
+            raise _storage_error(exc, "create its file", path, nbytes) from exc
         except BaseException:
             _remove_file(path, pid)
             raise
@@ -243,32 +406,56 @@ class FileBacked(_ArrayCarrier):
             If ``size`` is negative.
         RuntimeError
             If the carrier is released, immutable, or owned outside the owner's scope.
+        FileNotFoundError
+            If the file was deleted or replaced behind the library's back (nothing
+            changes; the values stay readable in memory).
         OSError
-            If the file cannot be resized (e.g. a full disk); the carrier and its
-            values are unchanged then.
+            If the file cannot be resized: a full disk (``errno.ENOSPC``; growth
+            reserves the blocks with ``posix_fallocate``, so it fails here rather than
+            on a later write) or the file-size limit (``errno.EFBIG``). The carrier and
+            its values are unchanged then.
         """
         n = check_size(size, where="FileBacked.resize")
         self._require_writable("resize")
         old = self._slots
         if n == old:
             return
+        self._check_file("resize")
         np_dtype = self._array.dtype
+        nbytes = n * np_dtype.itemsize
         if n > old:
-            os.truncate(self._path, n * np_dtype.itemsize)
+            try:
+                _reserve(self._path, old * np_dtype.itemsize, nbytes)
+            except OSError as exc:
+                with contextlib.suppress(OSError):  # give back what was reserved
+                    os.truncate(self._path, old * np_dtype.itemsize)
+                raise _storage_error(exc, "grow its file", self._path, nbytes) from exc
         else:
             # Shrink through a new file that replaces the name: mappings held by
             # exported views keep the old (now unlinked) file's pages.
             directory = os.path.dirname(self._path)
             staging = _create_file(None, directory)
             try:
-                with open(staging, "r+b") as handle:
-                    np.ascontiguousarray(self._array[:n]).tofile(handle)
+                _write_all(staging, np.ascontiguousarray(self._array[:n]))
                 os.replace(staging, self._path)
+            except OSError as exc:
+                _remove_file(staging, os.getpid())
+                raise _storage_error(exc, "shrink its file", staging, nbytes) from exc
             except BaseException:
                 _remove_file(staging, os.getpid())
                 raise
+            self._identity = _identity(self._path)
         self._array = self._map(self._path, np_dtype, n, True)
         self._bind_backend()
+
+    def _check_file(self, action: str) -> None:
+        """Raise FileNotFoundError if the file was deleted or replaced by someone else."""
+        try:
+            same = _identity(self._path) == self._identity
+        except FileNotFoundError:
+            same = False
+        if not same:
+            raise _deleted(self._path, action)
 
     def flush(self) -> None:
         """Force written slots to disk (``msync``); a no-op for an empty file.
@@ -277,11 +464,15 @@ class FileBacked(_ArrayCarrier):
         ------
         RuntimeError
             If the carrier is released.
+        FileNotFoundError
+            If the file was deleted or replaced behind the library's back (the
+            values live on only in memory; nothing reaches :attr:`path`).
         """
         self._require_live("flush")
         array = self._array
         if isinstance(array, np.memmap):
             array.flush()
+        self._check_file("flush")
 
     @override
     def _raw_load(self, values: npt.NDArray[Any]) -> None:

@@ -33,6 +33,7 @@ refused with ``TypeError``. Object arrays take the scalar path element by elemen
 
 from __future__ import annotations
 
+import itertools
 import math
 import operator
 from collections.abc import Callable
@@ -381,5 +382,28 @@ def materialize(
     holes: float | int | bool = (
         0.0 if dtype is DType.Float32 else 0 if dtype is DType.Int32 else False
     )
-    items = [holes if item is None else norm(item) for item in iterator]
+    # An iterable that is not an exact list/tuple/range (whose length cannot lie) is
+    # consumed up to ITERATION_LIMIT items, so an infinite generator fails instead of
+    # hanging until memory runs out.
+    limit = len(source) if type(source) in (list, tuple, range) else ITERATION_LIMIT  # type: ignore[arg-type]
+    items = [
+        holes if item is None else norm(item) for item in itertools.islice(iterator, limit + 1)
+    ]
+    if len(items) > limit:
+        raise ValueError(_too_many_items(where, limit))
     return np.array(items, dtype=target), True
+
+
+#: Most items ``materialize`` consumes from an iterable that is not a list, tuple,
+#: range or array (a generator, an iterator, a custom sequence). Larger inputs should
+#: come as a NumPy array or buffer (vectorized, no limit) or a list.
+ITERATION_LIMIT: int = 1 << 22
+
+
+def _too_many_items(where: str, limit: int) -> str:
+    return (
+        f"{where} stopped consuming values after {limit} items: the iterable has no "
+        f"trustworthy length and may be infinite (e.g. itertools.count()). Pass a NumPy "
+        f"array, a buffer or a list instead (no limit), or bound it with "
+        f"itertools.islice(values, n). Nothing was allocated."
+    )

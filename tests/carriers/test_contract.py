@@ -426,17 +426,29 @@ def test_new_like_from_another_carrier_is_vectorized(kind: Kind) -> None:
         kind.make([], F32, True).new_like(source)
 
 
-def test_copy_and_pickle_are_refused_until_defined(kind: Kind) -> None:
+def test_copy_and_pickle_give_independent_carriers(kind: Kind) -> None:
     import copy
     import pickle
 
-    carrier = kind.make([1.0], F32, True)
+    carrier = kind.make([1.0, -2.5], F32, True)
+    carrier[0] = 3.0
+    for clone in (
+        copy.copy(carrier),
+        copy.deepcopy(carrier),
+        pickle.loads(pickle.dumps(carrier)),
+    ):
+        assert type(clone) is type(carrier) and clone.dtype() is F32
+        assert list(clone) == [3.0, -2.5] and clone.version == 0 and clone.is_mutable()
+        clone[1] = 9.0
+        assert list(carrier) == [3.0, -2.5]  # independent storage
+        clone.release()
+    carrier.release()
     for action in (
         lambda: copy.copy(carrier),
         lambda: copy.deepcopy(carrier),
         lambda: pickle.dumps(carrier),
     ):
-        with pytest.raises(TypeError, match="cannot be pickled or copied yet"):
+        with pytest.raises(RuntimeError, match="released"):
             action()
 
 
