@@ -807,10 +807,24 @@ class Carrier(_Lifecycle, abc.ABC):
         values = self._snapshot("copy")
         return self.new_like(values, mutable=self._intrinsic_mutable, dtype=self._dtype)
 
-    def __deepcopy__(self, memo: dict[int, object]) -> Self:
-        """Return ``copy.copy(self)`` (see :meth:`__copy__`); registers it in ``memo``."""
+    def __deepcopy__(self, memo: dict[int, object] | None) -> Self:
+        """Return ``copy.copy(self)`` (see :meth:`__copy__`); registers it in ``memo``.
+
+        Raises
+        ------
+        TypeError
+            If ``memo`` is neither a dict nor None (checked before anything is copied).
+        RuntimeError
+            If the carrier is released.
+        """
+        if memo is not None and not isinstance(memo, dict):
+            raise TypeError(
+                f"__deepcopy__ expects the memo dict that copy.deepcopy passes, or None; got "
+                f"{type(memo).__name__}. Call copy.deepcopy(carrier) instead."
+            )
         result = self.__copy__()
-        memo[id(self)] = result
+        if memo is not None:
+            memo[id(self)] = result
         return result
 
     # -- NumPy interop ------------------------------------------------------------------

@@ -23,7 +23,7 @@ import queue
 import threading
 import warnings
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, SupportsIndex
 
 import numpy as np
 import numpy.typing as npt
@@ -498,6 +498,45 @@ class Evictable(Carrier):
         secondary = self._secondary.allocate_like(0, mutable=True, dtype=dtype)
         return type(self)(primary, secondary)
 
+    # -- pickling -------------------------------------------------------------------------
+
+    @override
+    def __reduce_ex__(self, protocol: SupportsIndex) -> tuple[Any, ...]:
+        """Pickle as an independent, promoted Evictable with the same tier kinds.
+
+        The values are copied from whichever tier holds them (no promotion). In the
+        receiving process the primary is rebuilt by the primary kind's value factory
+        and the secondary is a fresh, empty, mutable allocation of the secondary kind,
+        as :meth:`new_like` builds them; ownership and ``version`` are not carried
+        over.
+
+        Parameters
+        ----------
+        protocol : int
+            The pickle protocol (every protocol gets the same recipe).
+
+        Returns
+        -------
+        tuple
+            ``(rebuild, (primary kind, secondary kind, values, dtype, mutable))``.
+
+        Raises
+        ------
+        RuntimeError
+            If the wrapper is released.
+        """
+        values = self._snapshot("pickle")
+        return (
+            _rebuild_evictable,
+            (
+                type(self._primary),
+                type(self._secondary),
+                values,
+                self._dtype,
+                self._intrinsic_mutable,
+            ),
+        )
+
     # -- presentation ---------------------------------------------------------------------
 
     @override
@@ -517,3 +556,20 @@ class Evictable(Carrier):
             f"{', '.join(self._state_words())}; {type(self._primary).__name__} over "
             f"{type(self._secondary).__name__})"
         )
+
+
+def _rebuild_evictable(
+    primary_kind: type[Carrier],
+    secondary_kind: type[Carrier],
+    values: npt.NDArray[Any],
+    dtype: DType,
+    mutable: bool,
+) -> Evictable:
+    """Unpickle an Evictable: a fresh promoted pair of the recorded tier kinds."""
+    primary = primary_kind._unpickling_prototype()._raw_new_like(
+        values, mutable=mutable, dtype=dtype
+    )
+    secondary = secondary_kind._unpickling_prototype()._raw_allocate_like(
+        0, mutable=True, dtype=dtype, empty=False
+    )
+    return Evictable(primary, secondary)
