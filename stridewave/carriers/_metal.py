@@ -208,10 +208,12 @@ class Metal(_ArrayCarrier):
 
     *Zero-copy reads*: scalar reads and writes use a NumPy view of the evaluated
     buffer (host-visible on the CPU device, on Apple unified memory and on MLX CUDA
-    managed memory), so they cost about what ``ndarray.item`` does; no MLX graph is
-    built per element. ``numpy.asarray(metal)`` is a read-only view of the same
-    buffer. Where a device gives no host view the carrier falls back to MLX
-    per-element operations (correct, about 100x slower).
+    managed memory), taken on the first host access (never by construction,
+    ``new_like`` or scatter), so they cost about what ``ndarray.item`` does; no MLX
+    graph is built per element. ``numpy.asarray(metal)`` is a read-only view of the
+    same buffer, live across scalar writes and scatters (MLX writes in place). Where
+    a device gives no host view the carrier falls back to MLX per-element operations
+    (correct, about 100x slower).
 
     *Scatter* is one MLX indexed assignment (a slice update for a single strided
     run, else fancy indexing over unique destination slots, the later logical
