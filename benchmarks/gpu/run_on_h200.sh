@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Issue 6 on the lent NVIDIA H200: the whole test suite with the Metal carrier on the GPU
-# (MLX's CUDA backend), then benchmarks/bench_metal.py. Logs go to $OUT (or /tmp/stridewave-gpu-logs/).
+# (MLX's CUDA backend), then benchmarks/bench_metal.py; before both, benchmarks/gpu/diagnose_metal.py
+# (host-view timings and scatter buffer addresses at N = 10**8). Logs go to $OUT (or
+# /tmp/stridewave-gpu-logs/): device.txt, diagnose.log, pytest.log, bench_metal.log.
 #
 # Precondition (see benchmarks/gpu/README.md and /work/shared/design/GPU.md): the mlx and
 # mlx-cuda-13 0.32.4 wheels are unpacked into /tmp/site (or $STRIDEWAVE_GPU_SITE); the
@@ -50,8 +52,12 @@ then
     exit 3
 fi
 
+echo "== diagnose_metal.py (N = 10**8)" | tee "$LOG/diagnose.log"
+timeout 120 python3 benchmarks/gpu/diagnose_metal.py 2>&1 | tee -a "$LOG/diagnose.log"
+echo "diagnose exit status: ${PIPESTATUS[0]}" | tee -a "$LOG/diagnose.log"
+
 echo "== pytest (Metal on the GPU)" | tee "$LOG/pytest.log"
-timeout 380 python3 -m pytest -q -p no:cacheprovider -rs 2>&1 | tee -a "$LOG/pytest.log"
+timeout 300 python3 -m pytest -q -p no:cacheprovider -rs 2>&1 | tee -a "$LOG/pytest.log"
 tests=${PIPESTATUS[0]}
 echo "pytest exit status: $tests" | tee -a "$LOG/pytest.log"
 

@@ -397,6 +397,7 @@ class Evictable(Carrier):
     def _raw_scatter(self, base: int, mapping: Layout, values: npt.NDArray[Any]) -> None:
         self._page_in("scatter")
         self._primary._raw_scatter(base, mapping, values)
+        self._bind_backend()  # the primary may have re-bound its accessors (Metal)
 
     @override
     def scatter(

@@ -12,15 +12,24 @@ Design
   so the whole contract runs in CI). Arrays and ops are placed on the chosen device
   explicitly (``stream=`` / ``with mx.stream(device)``); the process-wide default
   device is never changed.
-* **Host view.** After every MLX operation the carrier evaluates its array and keeps
-  ``numpy.asarray(memoryview(array))``: a zero-copy, writable NumPy view of the MLX
-  buffer (CPU device; unified memory on Apple silicon; managed memory on MLX CUDA).
-  Scalar reads and writes go through that view exactly like the NumPy carriers
-  (``view.item(i)``, ``view[i] = v``): no MLX graph per element.
+* **Host view, taken lazily.** The carrier keeps the evaluated MLX array and takes
+  ``numpy.asarray(memoryview(array))`` (a zero-copy, writable NumPy view of the MLX
+  buffer: CPU device; unified memory on Apple silicon; managed memory on MLX CUDA)
+  only when something first needs host access: a scalar read or write,
+  ``numpy.asarray``, iteration, a NumPy-side bulk read. Construction and
+  ``new_like`` never take it: on CUDA the first host access of a fresh buffer may
+  synchronize or migrate its pages, which must not be paid by a carrier that stays
+  on the device. Once taken, the scalar accessors are the view's own
+  (``view.item(i)``, ``view[i] = v``), exactly like the NumPy carriers; before that
+  they are one flag check away from it.
 * **Coherence.** Host writes land in the MLX buffer itself, so MLX sees them. An MLX
-  write (scatter) is an indexed assignment that MLX may run in place (buffer
-  donation, the usual case) or into a new buffer; either way the carrier evaluates
-  it and re-binds its view (``_bind_view``), so later scalar reads see it.
+  write (scatter) is always an indexed assignment that MLX runs in the carrier's own
+  buffer (buffer donation); a slice update covering the whole array is issued as two
+  partial slice updates, because MLX would otherwise return the update itself as the
+  result (a new buffer, leaving exported NumPy views on a released one). After the
+  evaluation, if a view exists, the carrier checks that the buffer address is
+  unchanged (then exported views stay live) or re-takes the view (possible only when
+  another MLX array shares the buffer, so MLX cannot donate it).
 * **Memory safety.** MLX checks no index bounds and converts values silently. Every
   index and value reaching MLX here has been validated and normalized in NumPy by
   the carrier core first (physical index checks, the dtype normalization table,
@@ -199,10 +208,12 @@ class Metal(_ArrayCarrier):
 
     *Zero-copy reads*: scalar reads and writes use a NumPy view of the evaluated
     buffer (host-visible on the CPU device, on Apple unified memory and on MLX CUDA
-    managed memory), so they cost about what ``ndarray.item`` does; no MLX graph is
-    built per element. ``numpy.asarray(metal)`` is a read-only view of the same
-    buffer. Where a device gives no host view the carrier falls back to MLX
-    per-element operations (correct, about 100x slower).
+    managed memory), taken on the first host access (never by construction,
+    ``new_like`` or scatter), so they cost about what ``ndarray.item`` does; no MLX
+    graph is built per element. ``numpy.asarray(metal)`` is a read-only view of the
+    same buffer, live across scalar writes and scatters (MLX writes in place). Where
+    a device gives no host view the carrier falls back to MLX per-element operations
+    (correct, about 100x slower).
 
     *Scatter* is one MLX indexed assignment (a slice update for a single strided
     run, else fancy indexing over unique destination slots, the later logical
@@ -241,56 +252,98 @@ class Metal(_ArrayCarrier):
         self._adopt(array, device, name, dtype, mutable=flag)
 
     def _adopt(self, array: Any, device: Any, name: str, dtype: DType, *, mutable: bool) -> None:
-        """Take ``array`` (fresh, unevaluated or evaluated) as storage; finish construction."""
+        """Take ``array`` (fresh, unevaluated or evaluated) as storage; finish construction.
+
+        Evaluates it but takes no host view (see the module notes: the view is lazy).
+        """
         self._device = device
         self._device_name = name
         self._mx_array = array
-        self._dtype = dtype  # _bind_view needs the storage NumPy dtype
-        self._bind_view(bind=False)
+        self._dtype = dtype
+        self._host = True  # presumed until a view is first asked for
+        self._drop_view()
+        _import_mlx().eval(array)
         self._init_carrier(dtype, mutable=mutable)
 
-    # -- the MLX buffer and its host view -------------------------------------------------
+    # -- the MLX buffer and its (lazy) host view ------------------------------------------
 
-    def _bind_view(self, *, bind: bool = True) -> None:
-        """Evaluate the MLX array and (re-)take the NumPy view; re-bind the accessors."""
+    _viewed: bool
+
+    def _drop_view(self) -> None:
+        """Forget the host view (not yet taken, or the buffer may have changed)."""
+        self._viewed = False
+        self._array = np.empty(0, storage_numpy_dtype(self._dtype))
+
+    def _take_view(self) -> bool:
+        """Make sure the host view exists; return whether the device gives one.
+
+        The first call evaluates the array, takes the view and re-binds the scalar
+        accessors to it (``view.item``, ``view``), so later scalar calls pay no check.
+        """
+        if self._viewed:
+            return True
+        if not self._host or self._mx_array is None:
+            return False
         mx = _import_mlx()
         mx.eval(self._mx_array)
         view = _host_view(self._mx_array, storage_numpy_dtype(self._dtype))
-        self._host = view is not None
-        self._array = view if view is not None else np.empty(0, storage_numpy_dtype(self._dtype))
-        if bind:
-            self._bind_backend()
+        if view is None:
+            self._host = False
+            return False
+        self._array = view
+        self._viewed = True
+        self._bind_backend()
+        return True
+
+    def _after_mlx_write(self) -> None:
+        """Evaluate the MLX array after an MLX-side write and keep the view coherent.
+
+        Without a view nothing else is done (it stays lazy). With one, the buffer
+        address decides: unchanged (MLX wrote in place, the usual case) keeps the
+        view, so views exported earlier stay live; changed (MLX could not donate the
+        buffer because another MLX array shares it) re-takes the view.
+        """
+        mx = _import_mlx()
+        mx.eval(self._mx_array)
+        if not self._viewed:
+            return
+        view = _host_view(self._mx_array, storage_numpy_dtype(self._dtype))
+        if view is not None and view.ctypes.data == self._array.ctypes.data:
+            return
+        self._drop_view()
+        self._bind_backend()
+        self._take_view()
 
     @override
     def _bind_backend(self) -> None:
-        if self._host:
-            super()._bind_backend()
+        if self._viewed:
+            super()._bind_backend()  # the view's own item / __setitem__
         else:
-            Carrier._bind_backend(self)
+            Carrier._bind_backend(self)  # _raw_get / _raw_set: take the view first
 
     @override
     def _raw_size(self) -> int:
-        return int(self._mx_array.shape[0])
+        return 0 if self._mx_array is None else int(self._mx_array.shape[0])
 
     @override
     def _raw_get(self, index: int) -> Any:
-        if self._host:
+        if self._viewed or self._take_view():
             return self._array.item(index)
         return self._mx_array[index].item()  # fallback: one small MLX graph
 
     @override
     def _raw_set(self, index: int, value: Any) -> None:
-        if self._host:
+        if self._viewed or self._take_view():
             self._array[index] = value
             return
         mx = _import_mlx()
         with mx.stream(self._device):
             self._mx_array[index] = value  # normalized by the core already
-        self._bind_view()
+        mx.eval(self._mx_array)
 
     @override
     def _raw_array(self) -> npt.NDArray[Any]:
-        if self._host:
+        if self._viewed or self._take_view():
             return self._array
         copy: npt.NDArray[Any] = np.array(memoryview(self._mx_array), copy=True)
         return copy
@@ -298,7 +351,8 @@ class Metal(_ArrayCarrier):
     @override
     def _raw_release(self) -> None:
         self._mx_array = None
-        self._host = True  # the empty array below serves the (refused) accessors
+        self._drop_view()
+        self._viewed = True  # the empty array serves the (refused) accessors
         super()._raw_release()
 
     def device(self) -> str:
@@ -364,7 +418,6 @@ class Metal(_ArrayCarrier):
         a failure before it leaves the stored values untouched.
         """
         mx = _import_mlx()
-        keep: Any = None  # see the full-coverage case below; alive until the eval
         plan = plan_scatter(base, mapping)
         if plan.dest.size == 0:
             return
@@ -384,15 +437,20 @@ class Metal(_ArrayCarrier):
             else:
                 source = mx.array(np.ascontiguousarray(values[window]))
             mx.eval(source)
+            stop = start + step * (count - 1) + 1
             with mx.stream(self._device):
-                if count == self._slots:
-                    # An evaluated update covering the whole array makes MLX adopt the
-                    # update's buffer (aliasing the source carrier, or a reversed view
-                    # of it). A lazy copy instead lands in this carrier's own buffer,
-                    # provided the copied array stays referenced (``keep``) so that MLX
-                    # cannot donate its buffer to the copy.
-                    keep, source = source, mx.array(source)
-                self._mx_array[start : start + step * (count - 1) + 1 : step] = source
+                if count == self._slots and count > 1:
+                    # MLX returns the update itself for a slice update covering the
+                    # whole array (a new buffer: views exported earlier would be left
+                    # on a released one). Two partial updates are SliceUpdate ops,
+                    # which MLX runs in the carrier's own buffer (donation).
+                    self._mx_array[start : stop - 1] = source[: count - 1]
+                    self._mx_array[stop - 1 : stop] = source[count - 1 :]
+                elif count == self._slots:  # one slot: an indexed (Scatter) update
+                    index = mx.array(np.array([start], dtype=np.int32))
+                    self._mx_array[index] = source
+                else:
+                    self._mx_array[start:stop:step] = source
         elif plan.injective:
             # Strides prove no repeats: destination indices built on the device from
             # the strides (no host index array, nothing to transfer but the values).
@@ -432,30 +490,7 @@ class Metal(_ArrayCarrier):
             mx.eval(index, source)
             with mx.stream(self._device):
                 self._mx_array[index] = source
-        self._bind_view()
-        del keep
-        self._ensure_own_buffer()
-
-    def _ensure_own_buffer(self) -> None:
-        """Copy the storage if MLX left it aliased to the scatter source or strided.
-
-        A safety net behind the full-coverage copy above: the carrier's buffer must be
-        its own (host writes through the view must not reach another carrier) and
-        C-contiguous (else no host view). Costs one device copy when it triggers.
-        """
-        try:
-            current = np.asarray(memoryview(self._mx_array))
-        except (TypeError, ValueError, BufferError, RuntimeError):
-            return  # no host view on this device: nothing to inspect
-        source = self._device_source
-        aliased = source is not None and bool(
-            np.may_share_memory(current, np.asarray(memoryview(source)))
-        )
-        if aliased or not current.flags.c_contiguous:
-            mx = _import_mlx()
-            with mx.stream(self._device):
-                self._mx_array = mx.contiguous(mx.array(self._mx_array))
-            self._bind_view()
+        self._after_mlx_write()
 
     # -- MLX interop ------------------------------------------------------------------------
 
@@ -499,7 +534,7 @@ class Metal(_ArrayCarrier):
 def _device_source(receiver: Metal, to_scatter: object) -> Any:
     """Return the flat MLX source values of a device-resident scatter source, or ``None``.
 
-    Only for another live, host-viewable Metal carrier of the receiver's dtype seen
+    Only for another live Metal carrier of the receiver's dtype seen
     through a row-major contiguous layout: then the logical source values are the
     slice ``[offset, offset + size)`` of its MLX array, read on the device. Anything
     else (including invalid arguments, which the template then refuses) gives ``None``.
@@ -512,7 +547,6 @@ def _device_source(receiver: Metal, to_scatter: object) -> Any:
         or carrier is receiver
         or carrier.is_released()
         or carrier.dtype() is not receiver.dtype()
-        or not carrier._host
     ):
         return None
     layout = to_scatter.layout

@@ -393,6 +393,39 @@ def test_full_coverage_scatter_leaves_the_receiver_its_own_contiguous_buffer(
 
 
 @mlx_only
+@pytest.mark.parametrize("n", [1, 2, 7])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_scatter_keeps_the_receivers_buffer_so_exported_views_stay_live(
+    n: int, reverse: bool
+) -> None:
+    # Guaranteed on every device: full coverage is issued as partial (donating) updates
+    values = list(range(1, n + 1))
+    source = Metal(0, dtype=I32).new_like(values)
+    receiver = Metal(n, dtype=I32)
+    view = np.asarray(receiver)
+    address = view.ctypes.data
+    mapping = Layout((n,), (-1,)) if reverse else Layout((n,))
+    receiver.scatter(whole(source), whole(receiver), mapping, n - 1 if reverse else 0)
+    expected = values[::-1] if reverse else values
+    assert list(view) == mlx_values(receiver) == expected
+    assert np.asarray(receiver).ctypes.data == address
+    receiver.scatter(whole(source, (1,)), whole(receiver), Layout((1,)), 0)  # partial
+    assert list(view) == mlx_values(receiver) and view[0] == 1
+    assert np.asarray(receiver).ctypes.data == address
+
+
+@mlx_only
+def test_host_view_is_taken_lazily_on_first_host_access() -> None:
+    carrier = Metal(0).new_like(np.arange(4, dtype=np.float32))
+    assert not carrier._viewed  # new_like takes no host view
+    source = Metal(0).new_like([9.0])
+    carrier.scatter(whole(source), whole(carrier), Layout((1,)), 2)
+    assert not carrier._viewed  # nor does a scatter
+    assert carrier[2] == 9.0 and carrier._viewed
+    assert carrier._slot_get == carrier._array.item  # the view's own accessor now
+
+
+@mlx_only
 def test_scatter_from_itself_reads_the_old_values() -> None:
     receiver = Metal(0, dtype=I32).new_like([1, 2, 3, 4, 5])
     receiver.scatter(Tensor(receiver, Layout((4,))), whole(receiver), Layout((4,)), 1)
@@ -508,8 +541,8 @@ def test_release_drops_the_mlx_array_and_the_view() -> None:
 def test_fallback_without_host_view_is_correct(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_metal, "_host_view", lambda array, dtype: None)
     carrier = Metal(0, dtype=I32).new_like([1, 2, 3])
+    carrier[0] = 7  # the first host access finds no view
     assert not carrier._host
-    carrier[0] = 7
     assert carrier.get_value(0) == 7 and carrier.version == 1
     source = Metal(0, dtype=I32).new_like([8, 9])
     carrier.scatter(whole(source), whole(carrier), Layout((2,), (-1,)), 2)
