@@ -101,7 +101,9 @@ class _PagingStore:
     def __setitem__(self, index: int, value: Any) -> None:
         owner = self._owner
         owner._page_in("write")
-        owner._slot_store[index] = value
+        # Straight to the (new) primary: the wrapper's own accessors may not be
+        # re-bound yet if another thread's page-in is finishing.
+        owner._primary._slot_store[index] = value
 
 
 class Evictable(Carrier):
@@ -186,6 +188,10 @@ class Evictable(Carrier):
         self._primary = primary
         self._secondary = secondary
         self._evicted = False
+        # Residency moves and release are serialized: a page-in on one thread and a
+        # release or another page-in on another must not interleave. Element access
+        # on a promoted wrapper never takes it (the hot path stays lock-free).
+        self._transition = threading.RLock()
         self._logical = primary._slots
         self._init_carrier(dtype, mutable=primary._intrinsic_mutable)
 
@@ -276,9 +282,13 @@ class Evictable(Carrier):
         On any error the wrapper stays promoted with every value and its version
         intact, and the secondary is back at size 0.
         """
-        self._require_transition("evict")
-        if self._evicted:
-            return
+        with self._transition:
+            self._require_transition("evict")
+            if not self._evicted:
+                self._evict()
+
+    def _evict(self) -> None:
+        """Evict a promoted wrapper (under the transition lock, guard already passed)."""
         primary, secondary = self._primary, self._secondary
         values = primary._raw_array()
         with secondary._access(self):
@@ -320,8 +330,13 @@ class Evictable(Carrier):
 
     def _promote(self) -> None:
         """Promote without the ownership guard (a no-op when promoted)."""
-        if not self._evicted:
-            return
+        with self._transition:
+            if self._released:  # a release won the race for the lock
+                self._require_transition("promote")
+            if self._evicted:
+                self._promote_locked()
+
+    def _promote_locked(self) -> None:
         secondary = self._secondary
         values = secondary._raw_array()
         fresh = self._primary.new_like(values, mutable=self._intrinsic_mutable)
@@ -336,7 +351,7 @@ class Evictable(Carrier):
     def _empty_secondary(self, empty: npt.NDArray[Any]) -> None:
         """Return the secondary to size 0 (inside its access scope); never raises."""
         secondary = self._secondary
-        if secondary._slots == 0:
+        if secondary._slots == 0 or secondary._released:
             return
         try:
             secondary._load(empty, action="shrink")
@@ -372,7 +387,7 @@ class Evictable(Carrier):
 
     def _paged_get(self, index: int) -> Any:
         self._page_in("read")
-        return self._slot_get(index)
+        return self._primary._slot_get(index)
 
     @override
     def _raw_size(self) -> int:
@@ -458,6 +473,18 @@ class Evictable(Carrier):
         if not self._released:
             self._page_in("iterate")
         return super().__iter__()
+
+    @override
+    def release(self) -> None:
+        """Release both tiers for good (under the transition lock); idempotent.
+
+        Raises
+        ------
+        RuntimeError
+            If a composite owns this wrapper and its access scope is not open.
+        """
+        with self._transition:
+            super().release()
 
     @override
     def _raw_release(self) -> None:

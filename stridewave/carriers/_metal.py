@@ -46,6 +46,7 @@ import numpy as np
 import numpy.typing as npt
 from typing_extensions import Self, override
 
+from stridewave import _messages
 from stridewave._scatter import plan_scatter, scatter_indices, strided_view
 from stridewave.carriers._array_backed import _ArrayCarrier
 from stridewave.carriers._base import Carrier, check_flag, check_size
@@ -282,11 +283,14 @@ class Metal(_ArrayCarrier):
         """
         if self._viewed:
             return True
-        if not self._host or self._mx_array is None:
+        array = self._mx_array  # one read: a release on another thread sets it to None
+        if array is None:
+            raise RuntimeError(_messages.released(self, "access the storage"))
+        if not self._host:
             return False
         mx = _import_mlx()
-        mx.eval(self._mx_array)
-        view = _host_view(self._mx_array, storage_numpy_dtype(self._dtype))
+        mx.eval(array)
+        view = _host_view(array, storage_numpy_dtype(self._dtype))
         if view is None:
             self._host = False
             return False
@@ -327,12 +331,16 @@ class Metal(_ArrayCarrier):
 
     @override
     def _raw_get(self, index: int) -> Any:
+        if self._mx_array is None:  # a release raced this read (another thread)
+            raise RuntimeError(_messages.released(self, "read a slot"))
         if self._viewed or self._take_view():
             return self._array.item(index)
         return self._mx_array[index].item()  # fallback: one small MLX graph
 
     @override
     def _raw_set(self, index: int, value: Any) -> None:
+        if self._mx_array is None:  # a release raced this write (another thread)
+            raise RuntimeError(_messages.released(self, "write a slot"))
         if self._viewed or self._take_view():
             self._array[index] = value
             return
@@ -345,7 +353,10 @@ class Metal(_ArrayCarrier):
     def _raw_array(self) -> npt.NDArray[Any]:
         if self._viewed or self._take_view():
             return self._array
-        copy: npt.NDArray[Any] = np.array(memoryview(self._mx_array), copy=True)
+        array = self._mx_array
+        if array is None:  # released meanwhile (another thread)
+            raise RuntimeError(_messages.released(self, "read the storage"))
+        copy: npt.NDArray[Any] = np.array(memoryview(array), copy=True)
         return copy
 
     @override
