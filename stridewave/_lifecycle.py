@@ -23,13 +23,14 @@ construction, after every validation and allocation succeeded.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable
 from types import TracebackType
 from typing import NoReturn
 
 from stridewave import _messages
 
-__all__ = ["_AccessScope", "_Lifecycle", "_Mutation"]
+__all__ = ["_AccessScope", "_Lifecycle", "_Mutation", "_OwnerRef"]
 
 
 class _Mutation:
@@ -80,6 +81,30 @@ class _AccessScope:
         target._refresh()
 
 
+class _OwnerRef:
+    """A carrier's owner, held weakly.
+
+    The owner holds its tiers strongly; a strong reference back would make every
+    composite a reference cycle whose buffers wait for the cyclic garbage collector.
+    Ownership itself is never given back implicitly: a tier whose owner is gone still
+    reports ``is_owned()``.
+    """
+
+    __slots__ = ("_ref", "owner_kind")
+
+    def __init__(self, owner: object) -> None:
+        self._ref = weakref.ref(owner)
+        self.owner_kind = type(owner).__name__
+
+    def target(self) -> object | None:
+        """Return the owner, or None once it no longer exists."""
+        return self._ref()
+
+    def __repr__(self) -> str:
+        owner = self._ref()
+        return repr(owner) if owner is not None else f"<{self.owner_kind}, no longer alive>"
+
+
 class _Lifecycle:
     """Version counter, intrinsic mutability, exclusive owner, access scope, release flag.
 
@@ -89,7 +114,7 @@ class _Lifecycle:
         Visible version, starts at 0, +1 per successful public value mutation.
     ``_intrinsic_mutable`` : bool
         The ``mutable=`` the carrier was built with; never changes.
-    ``_owner`` : object or None
+    ``_owner`` : _OwnerRef or None
         The composite that claimed this carrier, if any.
     ``_scope_depth`` : int
         How many access scopes the owner holds open right now.
@@ -103,7 +128,7 @@ class _Lifecycle:
 
     _version: int
     _intrinsic_mutable: bool
-    _owner: object | None
+    _owner: _OwnerRef | None
     _scope_depth: int
     _released: bool
     _writable: bool
@@ -258,7 +283,7 @@ class _Lifecycle:
             if carrier._owner is not None:
                 raise RuntimeError(
                     _messages.claim_refused(
-                        carrier, f"it already belongs to {type(carrier._owner).__name__}"
+                        carrier, f"it already belongs to {carrier._owner.owner_kind}"
                     )
                 )
             held = getattr(carrier, "_dtype", None)
@@ -270,13 +295,13 @@ class _Lifecycle:
                 raise RuntimeError(_messages.claim_refused(carrier, "it is listed twice"))
             seen.add(id(carrier))
         for carrier in batch:
-            carrier._owner = owner
+            carrier._owner = _OwnerRef(owner)
             carrier._scope_depth = 0
             carrier._refresh()
 
     def _unclaim(self, owner: object) -> None:
         """Give up ownership (only the current owner may); the carrier is outside again."""
-        if self._owner is not owner:
+        if self._owner is None or self._owner.target() is not owner:
             raise RuntimeError(_messages.not_owner(self, owner))
         self._owner = None
         self._scope_depth = 0
@@ -290,7 +315,7 @@ class _Lifecycle:
         RuntimeError
             If ``owner`` is not this carrier's owner.
         """
-        if self._owner is not owner or owner is None:
+        if owner is None or self._owner is None or self._owner.target() is not owner:
             raise RuntimeError(_messages.not_owner(self, owner))
         return _AccessScope(self)
 

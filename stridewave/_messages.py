@@ -200,7 +200,7 @@ def not_writable(carrier: object, action: str, *, intrinsic: bool, owner: object
             f"cannot {action} on {carrier!r}: it was constructed with mutable=False. "
             f"Copy it into mutable storage with carrier.new_like(numpy.asarray(carrier))."
         )
-    kind = type(owner).__name__
+    kind = getattr(owner, "owner_kind", type(owner).__name__)
     return (
         f"cannot {action} on {carrier!r}: it belongs to {kind} {_short(owner)}; "
         f"write through the {kind}."
@@ -209,7 +209,7 @@ def not_writable(carrier: object, action: str, *, intrinsic: bool, owner: object
 
 def owned_release(carrier: object, owner: object) -> str:
     """Text for a direct ``release()`` of an owned carrier (``RuntimeError``)."""
-    kind = type(owner).__name__
+    kind = getattr(owner, "owner_kind", type(owner).__name__)
     return (
         f"cannot release {carrier!r}: it belongs to {kind} {_short(owner)}, which releases "
         f"it. Release the {kind} instead."

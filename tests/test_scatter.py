@@ -364,7 +364,7 @@ def test_bounds_are_checked_before_mutability(kind):
 def test_owned_receiver_refuses_scatter(kind):
     receiver = kind.make([0.0, 0.0], DType.Float32, True)
     source = kind.make([1.0, 2.0], DType.Float32, True)
-    owner = object()
+    owner = type("Owner", (), {})()  # a composite stand-in (weakly referenced)
     receiver._claim_all(owner, [receiver])
     with unchanged(receiver), pytest.raises(RuntimeError):
         receiver.scatter(whole(source), whole(receiver), Layout((2,)))

@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import abc
 import operator
+import weakref
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, ClassVar, NoReturn, SupportsIndex
 
@@ -92,16 +93,31 @@ def _as_index(index: object, where: str) -> int:
         raise TypeError(_messages.bad_index_type(index, where=where)) from None
 
 
-class _RawSetter:
-    """Adapter giving ``_raw_set`` the ``store[index] = value`` form the hot path uses."""
+class _RawAccess:
+    """The ``_raw_get``/``_raw_set`` hooks in the forms the scalar paths call.
 
-    __slots__ = ("_carrier",)
+    ``get(index)`` and ``store[index] = value``. The carrier is held weakly: a
+    carrier caching its own bound methods or an adapter holding it strongly would be
+    a reference cycle, so its (possibly large) buffer would wait for the cyclic
+    garbage collector instead of going back when the last reference goes.
+    """
+
+    __slots__ = ("_ref",)
 
     def __init__(self, carrier: Carrier) -> None:
-        self._carrier = carrier
+        self._ref = weakref.ref(carrier)
+
+    def _carrier(self) -> Carrier:
+        carrier = self._ref()
+        if carrier is None:  # unreachable through the carrier's own methods
+            raise RuntimeError("the carrier behind this accessor no longer exists")
+        return carrier
+
+    def get(self, index: int) -> Any:
+        return self._carrier()._raw_get(index)
 
     def __setitem__(self, index: int, value: Any) -> None:
-        self._carrier._raw_set(index, value)
+        self._carrier()._raw_set(index, value)
 
 
 class _ReleasedSlots:
@@ -257,8 +273,9 @@ class Carrier(_Lifecycle, abc.ABC):
     def _bind_backend(self) -> None:
         """Cache the slot count and scalar accessors; call after the buffer changes."""
         self._slots = self._raw_size()
-        self._slot_get = self._raw_get
-        self._slot_store = _RawSetter(self)
+        access = _RawAccess(self)
+        self._slot_get = access.get
+        self._slot_store = access
 
     def _unbind_backend(self) -> None:
         # Bind refusers, not the raw hooks: a thread that passed the released check

@@ -22,6 +22,7 @@ import os
 import queue
 import threading
 import warnings
+import weakref
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, ClassVar, SupportsIndex
 
@@ -91,15 +92,26 @@ class _Reaper:
 
 
 class _PagingStore:
-    """``store[i] = v`` for an evicted wrapper: promote, then write to the primary."""
+    """Scalar accessors of an evicted wrapper: promote, then read or write the primary."""
 
-    __slots__ = ("_owner",)
+    __slots__ = ("_ref",)
 
     def __init__(self, owner: Evictable) -> None:
-        self._owner = owner
+        self._ref = weakref.ref(owner)  # weak: no reference cycle through the wrapper
+
+    def get(self, index: int) -> Any:
+        owner = self._owner()
+        owner._page_in("read")
+        return owner._primary._slot_get(index)
+
+    def _owner(self) -> Evictable:
+        owner = self._ref()
+        if owner is None:  # unreachable through the wrapper's own methods
+            raise RuntimeError("the Evictable behind this accessor no longer exists")
+        return owner
 
     def __setitem__(self, index: int, value: Any) -> None:
-        owner = self._owner
+        owner = self._owner()
         owner._page_in("write")
         # Straight to the (new) primary: the wrapper's own accessors may not be
         # re-bound yet if another thread's page-in is finishing.
@@ -379,15 +391,12 @@ class Evictable(Carrier):
     def _bind_backend(self) -> None:
         self._slots = self._logical
         if self._evicted:
-            self._slot_get = self._paged_get
-            self._slot_store = _PagingStore(self)
+            paging = _PagingStore(self)
+            self._slot_get = paging.get
+            self._slot_store = paging
         else:  # the primary's own cached accessors: no extra call on the hot path
             self._slot_get = self._primary._slot_get
             self._slot_store = self._primary._slot_store
-
-    def _paged_get(self, index: int) -> Any:
-        self._page_in("read")
-        return self._primary._slot_get(index)
 
     @override
     def _raw_size(self) -> int:

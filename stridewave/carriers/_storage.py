@@ -29,8 +29,23 @@ def accepts_storage_dtype(dtype: object, accepted: tuple[DType, ...]) -> bool:
     bool
         ``True`` when ``dtype is d`` for some ``d`` in ``accepted``; equality is not
         consulted. Allocates nothing.
+
+    Raises
+    ------
+    TypeError
+        If ``accepted`` is not a tuple (a generator or other iterable could be
+        endless, and a set has no order to name in diagnostics).
     """
+    if type(accepted) is not tuple:
+        raise TypeError(_accepted_not_tuple(accepted))
     return any(dtype is candidate for candidate in accepted)
+
+
+def _accepted_not_tuple(accepted: object) -> str:
+    return (
+        f"accepted must be a tuple of DType identities, e.g. (DType.Float32, DType.Int32); "
+        f"got {type(accepted).__name__}. Pass tuple(...) of the descriptors."
+    )
 
 
 def validate_storage_dtype(dtype: object, *, carrier: str, accepted: tuple[DType, ...]) -> DType:
@@ -53,13 +68,15 @@ def validate_storage_dtype(dtype: object, *, carrier: str, accepted: tuple[DType
     Raises
     ------
     TypeError
-        If ``dtype`` is not a ``DType``.
+        If ``dtype`` is not a ``DType``, or ``accepted`` is not a tuple.
     ValueError
         If ``dtype`` is a valid descriptor outside ``accepted``. For a compound dtype
         the message explains that homogeneous storage cannot hold its multiple
         simple-dtype planes (the deferred multi-plane requirement); for a category,
         that a category has no storage encoding.
     """
+    if type(accepted) is not tuple:
+        raise TypeError(_accepted_not_tuple(accepted))
     if not isinstance(dtype, DType):
         raise TypeError(_messages.not_a_dtype(dtype, where=f"{carrier} storage"))
     if accepts_storage_dtype(dtype, accepted):

@@ -247,7 +247,7 @@ def test_immutable_evictable_moves_but_refuses_writes() -> None:
 
 def test_owned_evictable_refuses_outside_moves_but_reads(e: Evictable) -> None:
     e.evict()
-    owner = object()
+    owner = type("Owner", (), {})()  # a composite stand-in (weakly referenced)
     Carrier._claim_all(owner, (e,))
     for action in (e.evict, e.promote):
         with pytest.raises(RuntimeError, match="belongs to"):

@@ -91,3 +91,18 @@ def test_helpers_are_public() -> None:
     ):
         assert name in stridewave.__all__
         assert getattr(stridewave, name) is getattr(stridewave.carriers, name)
+
+
+def test_accepted_must_be_a_tuple_so_an_endless_iterable_cannot_hang() -> None:
+    import itertools
+
+    import pytest
+
+    from stridewave import DType, accepts_storage_dtype, validate_storage_dtype
+
+    endless = itertools.repeat(DType.Int32)
+    with pytest.raises(TypeError, match="accepted must be a tuple"):
+        accepts_storage_dtype(DType.Float32, endless)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="accepted must be a tuple"):
+        validate_storage_dtype(DType.Float32, carrier="X", accepted=[DType.Float32])  # type: ignore[arg-type]
+    assert accepts_storage_dtype(DType.Float32, (DType.Int32, DType.Float32))
