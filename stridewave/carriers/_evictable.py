@@ -459,22 +459,27 @@ class Evictable(Carrier):
     def __array__(
         self, dtype: npt.DTypeLike | None = None, copy: bool | None = None
     ) -> npt.NDArray[Any]:
-        """Export to NumPy like :meth:`Carrier.__array__`, promoting an evicted wrapper first.
+        """Export to NumPy as the primary tier does, promoting an evicted wrapper first.
 
-        The zero-copy read-only view is of the primary tier, so it sees later writes
-        through the wrapper until the next :meth:`evict` (after which it keeps the
-        values it had: the evicted primary's buffer lives on while the view does).
+        The export is the primary tier's own: for a CPU, Generic or FileBacked
+        primary a zero-copy read-only view, which sees later writes through the
+        wrapper until the next :meth:`evict` (after which it keeps the values it had:
+        the evicted primary's buffer lives on while the view does); for a Metal
+        primary a read-only copy (see :class:`~stridewave.Metal`).
 
         Raises
         ------
         RuntimeError
             If the wrapper is released.
+        ValueError
+            If ``copy=False`` and the primary tier cannot give a view.
         OSError, MemoryError
             If the promotion fails; the wrapper then stays evicted, unchanged.
         """
-        if not self._released:
-            self._page_in("export to NumPy")
-        return super().__array__(dtype, copy)
+        if self._released:
+            self._require_live("export to NumPy")
+        self._page_in("export to NumPy")
+        return self._primary.__array__(dtype, copy)
 
     @override
     def __iter__(self) -> Iterator[Any]:

@@ -360,6 +360,52 @@ class Metal(_ArrayCarrier):
         return copy
 
     @override
+    def __array__(
+        self, dtype: npt.DTypeLike | None = None, copy: bool | None = None
+    ) -> npt.NDArray[Any]:
+        """Export the slots to NumPy as a copy (protocol of NumPy 2).
+
+        Unlike the NumPy-backed kinds, Metal never exports a view: MLX may move the
+        storage to a new buffer on a later write (it does on its CUDA backend), and
+        the buffer protocol of an ``mlx.core.array`` pins the Python object, not the
+        buffer, so an exported view could go stale or point at freed memory.
+
+        Parameters
+        ----------
+        dtype : numpy dtype-like, optional
+            Requested NumPy dtype (default: the storage's).
+        copy : bool or None, optional
+            ``None`` (default): a read-only snapshot, like the read-only views of the
+            other kinds. ``True``: a writable copy. ``False``: ``ValueError``, since
+            no view is possible.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(size(),)``, the values at the time of the call.
+
+        Raises
+        ------
+        RuntimeError
+            If the carrier is released.
+        ValueError
+            If ``copy=False``.
+        """
+        self._require_live("export to NumPy")
+        if copy is False:
+            raise ValueError(
+                f"numpy.asarray({self!r}, copy=False): a Metal carrier never exports a "
+                f"view (MLX may move its buffer on a later write); drop copy=False to get "
+                f"a read-only snapshot, or use mlx.core.array(carrier) on the device."
+            )
+        raw = self._raw_array()
+        self._require_live("export to NumPy")  # a release that raced the line above
+        out: npt.NDArray[Any] = np.array(raw, dtype=dtype, copy=True)
+        if copy is None:
+            out.flags.writeable = False
+        return out
+
+    @override
     def _raw_release(self) -> None:
         self._mx_array = None
         self._drop_view()

@@ -50,6 +50,8 @@ class Kind:
     initializes_empty: bool = True
     #: the kind implements the scatter mutation (FileBacked raises NotImplementedError)
     scatters: bool = True
+    #: numpy.asarray gives a zero-copy view that sees later writes (Metal: a snapshot)
+    exports_views: bool = True
     #: pytest marks for every test of this kind (Metal: needs_mlx, skipped without mlx)
     marks: tuple[pytest.MarkDecorator, ...] = ()
 
@@ -258,6 +260,7 @@ ALL_KINDS: tuple[Kind, ...] = (
         dtypes=(F32, I32, BOOL),
         supported=(F32, I32, BOOL),
         marks=tuple(needs_mlx),
+        exports_views=False,
     ),
     Kind(
         name="Evictable(Metal/CPU)",
@@ -267,6 +270,7 @@ ALL_KINDS: tuple[Kind, ...] = (
         dtypes=(F32, I32, BOOL),
         supported=(F32, I32, BOOL),
         marks=tuple(needs_mlx),
+        exports_views=False,
     ),
     Kind(
         name="Evictable(Metal/CPU)-evicted",
@@ -276,6 +280,7 @@ ALL_KINDS: tuple[Kind, ...] = (
         dtypes=(F32, I32, BOOL),
         supported=(F32, I32, BOOL),
         marks=tuple(needs_mlx),
+        exports_views=False,
     ),
     Kind(
         name="Evictable(Metal/FileBacked)-evicted",
@@ -285,6 +290,7 @@ ALL_KINDS: tuple[Kind, ...] = (
         dtypes=(F32, I32),
         supported=(F32, I32),
         marks=tuple(needs_mlx),
+        exports_views=False,
     ),
 )
 
