@@ -96,7 +96,7 @@ def _as_index(index: object, where: str) -> int:
 class _RawAccess:
     """The ``_raw_get``/``_raw_set`` hooks in the forms the scalar paths call.
 
-    ``get(index)`` and ``store[index] = value``. The carrier is held weakly: a
+    ``store[index]`` and ``store[index] = value``. The carrier is held weakly: a
     carrier caching its own bound methods or an adapter holding it strongly would be
     a reference cycle, so its (possibly large) buffer would wait for the cyclic
     garbage collector instead of going back when the last reference goes.
@@ -113,7 +113,7 @@ class _RawAccess:
             raise RuntimeError("the carrier behind this accessor no longer exists")
         return carrier
 
-    def get(self, index: int) -> Any:
+    def __getitem__(self, index: int) -> Any:
         return self._carrier()._raw_get(index)
 
     def __setitem__(self, index: int, value: Any) -> None:
@@ -135,7 +135,7 @@ class _ReleasedSlots:
     def _refuse(self) -> NoReturn:
         raise RuntimeError(_messages.released(_Named(self._text), "access a slot"))
 
-    def __call__(self, index: int) -> NoReturn:
+    def __getitem__(self, index: int) -> NoReturn:
         self._refuse()
 
     def __setitem__(self, index: int, value: Any) -> NoReturn:
@@ -249,8 +249,7 @@ class Carrier(_Lifecycle, abc.ABC):
 
     _dtype: DType
     _slots: int
-    _slot_get: Callable[[int], Any]
-    _slot_store: Any  # supports ``store[index] = value``
+    _slot_store: Any  # ``store[index]`` reads, ``store[index] = value`` writes
     _norm: Callable[[object], Any]
     _fast_type: type | None
     _fast_low: Any
@@ -273,18 +272,14 @@ class Carrier(_Lifecycle, abc.ABC):
     def _bind_backend(self) -> None:
         """Cache the slot count and scalar accessors; call after the buffer changes."""
         self._slots = self._raw_size()
-        access = _RawAccess(self)
-        self._slot_get = access.get
-        self._slot_store = access
+        self._slot_store = _RawAccess(self)
 
     def _unbind_backend(self) -> None:
         # Bind refusers, not the raw hooks: a thread that passed the released check
         # just before release() then gets RuntimeError instead of touching the
         # released backend (see docs/threads-and-processes.md).
         self._slots = 0
-        refuser = _ReleasedSlots(repr(self))
-        self._slot_get = refuser
-        self._slot_store = refuser
+        self._slot_store = _ReleasedSlots(repr(self))
 
     # -- backend hooks ----------------------------------------------------------------
 
@@ -402,7 +397,7 @@ class Carrier(_Lifecycle, abc.ABC):
                     carrier=self,
                 )
             )
-        return self._slot_get(i)
+        return self._slot_store[i]
 
     def set_value(self, index: object, value: object) -> None:
         """Write one slot, normalizing ``value`` for the dtype; advance ``version`` once.
@@ -466,7 +461,7 @@ class Carrier(_Lifecycle, abc.ABC):
                     carrier=self,
                 )
             )
-        return self._slot_get(i)
+        return self._slot_store[i]
 
     def __setitem__(self, index: object, value: object) -> None:
         """Do ``set_value(index, value)``: same checks, same single version step."""

@@ -99,10 +99,10 @@ class _PagingStore:
     def __init__(self, owner: Evictable) -> None:
         self._ref = weakref.ref(owner)  # weak: no reference cycle through the wrapper
 
-    def get(self, index: int) -> Any:
+    def __getitem__(self, index: int) -> Any:
         owner = self._owner()
         owner._page_in("read")
-        return owner._primary._slot_get(index)
+        return owner._primary._slot_store[index]
 
     def _owner(self) -> Evictable:
         owner = self._ref()
@@ -391,11 +391,8 @@ class Evictable(Carrier):
     def _bind_backend(self) -> None:
         self._slots = self._logical
         if self._evicted:
-            paging = _PagingStore(self)
-            self._slot_get = paging.get
-            self._slot_store = paging
+            self._slot_store = _PagingStore(self)
         else:  # the primary's own cached accessors: no extra call on the hot path
-            self._slot_get = self._primary._slot_get
             self._slot_store = self._primary._slot_store
 
     @override

@@ -423,7 +423,8 @@ def test_host_view_is_taken_lazily_on_first_host_access() -> None:
     carrier.scatter(whole(source), whole(carrier), Layout((1,)), 2)
     assert not carrier._viewed  # nor does a scatter
     assert carrier[2] == 9.0 and carrier._viewed
-    assert carrier._slot_get == carrier._array.item  # the view's own accessor now
+    store = carrier._slot_store  # the view's own accessor now: a memoryview of it
+    assert isinstance(store, memoryview) and store.obj is carrier._array
 
 
 @mlx_only
