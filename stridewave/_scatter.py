@@ -514,6 +514,25 @@ def source_values(to_scatter: object) -> npt.NDArray[Any]:
     numpy.ndarray, shape ``(to_scatter.layout.size,)``
         A view of the source storage when the layout allows (the caller copies
         when it may share memory with the destination), else a copy.
+
+    Raises
+    ------
+    RuntimeError
+        If the source's carrier is released.
+
+    Notes
+    -----
+    Reads the carrier's internal backing array (``_raw_array``), not its NumPy
+    export: a Metal carrier exports copies, and a scatter from one must not pay a
+    full host copy for values it may read on the device.
     """
-    values = np.asarray(to_scatter)
+    carrier = to_scatter.carrier  # type: ignore[attr-defined]
+    carrier._require_live("scatter from")
+    storage = np.ascontiguousarray(carrier._raw_array())
+    carrier._require_live("scatter from")  # a release that raced the line above
+    values: npt.NDArray[Any] = strided_view(
+        storage,
+        to_scatter.offset,  # type: ignore[attr-defined]
+        to_scatter.layout,  # type: ignore[attr-defined]
+    )
     return values.reshape(-1)
