@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import argparse
 import importlib.metadata
+import os
 import sys
 from collections.abc import Sequence
+
+from stridewave._version import __version__
 
 
 def _version_of(dist: str) -> str:
@@ -112,6 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m stridewave",
         description="StrideWeave: typed storage and dtype descriptors over NumPy and MLX.",
     )
+    parser.add_argument("--version", action="version", version=f"stridewave {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     info = sub.add_parser(
         "info",
@@ -165,6 +169,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if getattr(args, "func", None) is None:
         parser.print_help(sys.stderr)
+        print("\npython -m stridewave: error: give a command (info or demo)", file=sys.stderr)
         return 2
-    status: int = args.func(args)
+    try:
+        status: int = args.func(args)
+    except BrokenPipeError:  # e.g. `python -m stridewave info | head -1`: stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     return status

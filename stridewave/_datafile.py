@@ -65,6 +65,13 @@ def _as_table(array: npt.NDArray[np.generic], source: str, columns: tuple[str, .
 
 
 def _load_npy(path: Path) -> Table:
+    with path.open("rb") as file:
+        magic = file.read(6)
+    if magic != b"\x93NUMPY":
+        raise DataFileError(
+            f"{path}: not a .npy file (it does not start with NumPy's header); save it "
+            "with numpy.save, or give a raw binary file with --dtype"
+        )
     try:
         array = np.load(path, allow_pickle=False)
     except (ValueError, OSError, EOFError) as exc:
@@ -92,13 +99,18 @@ def _parse_csv(text: str, source: str) -> Table:
     try:
         [float(f) for f in rows[0] if f.strip()]
     except ValueError:
-        header = tuple(f.strip() for f in rows[0])
+        names = [f.strip() for f in rows[0]]
+        if names and names[0].startswith("#"):  # numpy.savetxt's default header comment
+            names[0] = names[0].lstrip("#").strip()
+        header = tuple(names)
         rows = rows[1:]
     width = len(header) if header else len(rows[0]) if rows else 0
     if not rows:
         raise DataFileError(f"{source}: the CSV file has a header but no rows of numbers")
     try:  # the fast path: NumPy's C parser, for files with no empty or bad fields
-        fast = np.loadtxt(io.StringIO(text), delimiter=",", skiprows=1 if header else 0, ndmin=2)
+        fast = np.loadtxt(
+            io.StringIO(text), delimiter=",", skiprows=1 if header else 0, ndmin=2, comments=None
+        )
     except ValueError:
         pass  # below: the field-by-field parse that reads empty fields as NaN
     else:
@@ -168,16 +180,21 @@ def load_table(path: str | None, *, dtype: str | None = None) -> Table:
         raise DataFileError(f"{file}: no such file")
     if not file.is_file():
         raise DataFileError(f"{file}: not a regular file")
-    if dtype is not None:
-        return _load_raw(file, dtype)
     suffix = file.suffix.lower()
+    if dtype is not None:
+        if suffix in (".npy", ".npz", ".csv"):
+            raise DataFileError(
+                f"{file}: a {suffix} file carries its own types; --dtype is for raw "
+                "binary files only, so drop it"
+            )
+        return _load_raw(file, dtype)
     if suffix == ".npy":
         return _load_npy(file)
     if suffix == ".npz":
         return _load_npz(file)
     if suffix == ".csv":
         try:
-            text = file.read_text()
+            text = file.read_text(encoding="utf-8-sig")  # tolerate a BOM (Excel writes one)
         except (OSError, UnicodeDecodeError) as exc:
             raise DataFileError(f"{file}: cannot read it as text ({exc})") from None
         return _parse_csv(text, str(file))

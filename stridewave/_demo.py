@@ -50,6 +50,11 @@ _MX_FORMATS = (
 _MX_BLOCK = 32
 
 
+def _plural(count: int, noun: str) -> str:
+    """``"1 row"``, ``"2,284 rows"``."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
 def _finfo(np_dtype: Any) -> Any:
     """``ml_dtypes.finfo`` (untyped upstream): bits, ``maxexp``, ``max`` of a float type."""
     return ml_dtypes.finfo(np_dtype)  # type: ignore[no-untyped-call]
@@ -138,18 +143,21 @@ def storage_dtype_for(values: npt.NDArray[Any]) -> sw.SimpleDType:
     Returns
     -------
     SimpleDType
-        ``DType.Bool`` for boolean input, ``DType.Int32`` when every value is a
-        finite integer in ``[-2**31, 2**31 - 1]``, ``DType.Float32`` otherwise.
+        ``DType.Int32`` for boolean input (as 0 and 1: the demo evicts to a
+        FileBacked tier, which holds Float32 and Int32) and when every value is a
+        finite integer in ``[-2**31, 2**31 - 1]``; ``DType.Float32`` otherwise.
     """
-    if values.dtype.kind == "b":
-        return sw.DType.Bool
+    if values.dtype.kind in "b":
+        return sw.DType.Int32
     if values.dtype.kind in "iu":
         info = np.iinfo(np.int32)
         if values.size == 0 or (values.min() >= info.min and values.max() <= info.max):
             return sw.DType.Int32
         return sw.DType.Float32
-    finite = np.isfinite(values)
-    if finite.all() and np.array_equal(values, np.round(values)):
+    with np.errstate(all="ignore"):
+        finite = np.isfinite(values)
+        integral = bool(finite.all()) and np.array_equal(values, np.round(values))
+    if integral:
         info = np.iinfo(np.int32)
         if values.min() >= info.min and values.max() <= info.max:
             return sw.DType.Int32
@@ -217,13 +225,13 @@ def mx_round_trip(
     padded = np.zeros(-(-n // block) * block, dtype=np.float32)
     padded[:n] = values
     blocks = padded.reshape(-1, block)
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(all="ignore"):  # NaN and inf pass through as the formats allow
         amax = np.nanmax(np.abs(blocks), axis=1, initial=0.0)
         exponent = np.where(amax > 0, np.floor(np.log2(np.where(amax > 0, amax, 1.0))) - emax, 0)
-    scale = np.exp2(exponent).astype(np.float32).astype(scale_np)
-    scale_f = scale.astype(np.float32)[:, None]
-    elements = np.clip(blocks / scale_f, -largest, largest).astype(element_np)
-    result: npt.NDArray[np.float32] = (elements.astype(np.float32) * scale_f).reshape(-1)[:n]
+        scale = np.exp2(exponent).astype(np.float32).astype(scale_np)
+        scale_f = scale.astype(np.float32)[:, None]
+        elements = np.clip(blocks / scale_f, -largest, largest).astype(element_np)
+        result: npt.NDArray[np.float32] = (elements.astype(np.float32) * scale_f).reshape(-1)[:n]
     return result
 
 
@@ -266,27 +274,36 @@ def run_demo(table: Table, *, out: TextIO = sys.stdout, metal: bool = True) -> b
     n = rows * cols
     print(
         f"StrideWeave {sw.__version__} demo: {table.source}\n"
-        f"  {rows:,} rows x {cols} columns ({', '.join(table.columns[:6])}"
-        f"{', ...' if cols > 6 else ''})",
+        f"  {_plural(rows, 'row')} x {_plural(cols, 'column')} "
+        f"({', '.join(table.columns[:6])}{', ...' if cols > 6 else ''})",
         file=out,
     )
 
     dtype = storage_dtype_for(table.values)
     np_dtype = sw.to_numpy_dtype(dtype)
     with _timed() as t:
-        with np.errstate(over="ignore", invalid="ignore"):
+        with np.errstate(all="ignore"):  # overflow to inf is reported below
             typed = table.values.reshape(-1).astype(np_dtype)
         carrier = sw.CPU(0, dtype=dtype).new_like(typed)
     report.step("load", t[0], f"{carrier!r}, row-major ({rows} x {cols})")
-    if dtype is sw.DType.Float32 and table.values.dtype.kind == "f":
+    if table.values.dtype.kind == "b":
+        report.note("bool -> Int32: False and True stored as 0 and 1")
+    elif dtype is sw.DType.Float32 and table.values.dtype != np.float32:
         source = table.values.reshape(rows, cols).astype(np.float64)
         stored = typed.reshape(rows, cols).astype(np.float64)
-        with np.errstate(invalid="ignore"):
-            error = np.nanmax(np.abs(stored - source), axis=0, initial=0.0)
+        overflowed = np.isinf(stored) & np.isfinite(source)
+        with np.errstate(all="ignore"):
+            error = np.nanmax(
+                np.where(overflowed, np.nan, np.abs(stored - source)), axis=0, initial=0.0
+            )
         worst = int(np.argmax(error))
+        overflow = int(overflowed.sum())
+        missing = int(np.isnan(source).sum())
         report.note(
-            f"float64 -> Float32: largest rounding {error[worst]:.3g} (column "
-            f"{table.columns[worst]!r}); {int(np.isnan(source).sum())} missing values kept as NaN"
+            f"{table.values.dtype} -> Float32: largest absolute rounding error "
+            f"{error[worst]:.3g} (column {table.columns[worst]!r})"
+            + (f"; {_plural(overflow, 'value')} beyond binary32 became inf" if overflow else "")
+            + (f"; {_plural(missing, 'missing value')} kept as NaN" if missing else "")
         )
 
     with _timed() as t:
@@ -318,7 +335,7 @@ def run_demo(table: Table, *, out: TextIO = sys.stdout, metal: bool = True) -> b
         means = np.nanmean(columns.astype(np.float64), axis=1)
     summary = ", ".join(
         f"{name}={mean:.6g}" for name, mean in zip(table.columns[:4], means[:4], strict=True)
-    )
+    ) + (", ..." if cols > 4 else "")
     report.note(f"column means (NaN skipped): {summary}")
 
     before = checksum(np.asarray(transposed))
@@ -344,7 +361,8 @@ def run_demo(table: Table, *, out: TextIO = sys.stdout, metal: bool = True) -> b
         f"{'every value survived' if survived else 'VALUES CHANGED'}",
     )
 
-    flat = np.asarray(evictable).astype(np.float32)
+    with np.errstate(all="ignore"):
+        flat = np.asarray(evictable).astype(np.float32)
     has_nan = bool(np.isnan(flat).any())
     for label, element in _MX_FORMATS:
         element_dtype = sw.SimpleDType.from_name(element)
@@ -356,16 +374,24 @@ def run_demo(table: Table, *, out: TextIO = sys.stdout, metal: bool = True) -> b
         with _timed() as t:
             back = mx_round_trip(flat, fmt)
         finite = np.isfinite(flat) & (flat != 0)
-        rel = (
-            float(np.max(np.abs(back[finite] - flat[finite]) / np.abs(flat[finite])))
-            if finite.any()
-            else 0.0
-        )
+        flushed = finite & (back == 0)  # too small beside its block's largest value
+        kept = finite & ~flushed
+        with np.errstate(all="ignore"):
+            rel = (
+                float(np.max(np.abs(back[kept] - flat[kept]) / np.abs(flat[kept])))
+                if kept.any()
+                else 0.0
+            )
         bits = element_dtype.bits + 8 / _MX_BLOCK
         report.step(
             "microscale",
             t[0],
-            f"{label}: {bits:.2f} bits/value, largest relative error {rel:.3g}",
+            f"{label}: {bits:.2f} bits/value, largest relative error {rel:.3g}"
+            + (
+                f"; {_plural(int(flushed.sum()), 'value')} flushed to zero by the block scale"
+                if flushed.any()
+                else ""
+            ),
         )
 
     if metal:

@@ -31,6 +31,7 @@ def test_no_command_prints_help_and_exits_two() -> None:
     proc = run_cli()
     assert proc.returncode == 2
     assert "info" in proc.stderr
+    assert "error: give a command" in proc.stderr
 
 
 # -- demo -----------------------------------------------------------------------------
@@ -85,14 +86,15 @@ def test_demo_on_a_raw_file_with_dtype(tmp_path) -> None:
     np.linspace(0, 1, 64, dtype="<f4").tofile(path)
     proc = run_cli("demo", str(path), "--dtype", "<f4", "--no-metal")
     assert proc.returncode == 0, proc.stderr
-    assert "64 rows x 1 columns" in proc.stdout
+    assert "64 rows x 1 column (col0)" in proc.stdout
 
 
 @pytest.mark.parametrize(
     ("name", "content", "args", "message"),
     [
         ("missing.npy", None, (), "no such file"),
-        ("bad.npy", b"not numpy at all", (), "not a readable .npy file"),
+        ("bad.npy", b"not numpy at all", (), "not a .npy file"),
+        ("typed.npy", None, ("--dtype", "<f4"), "--dtype is for raw binary files only"),
         ("bad.csv", b"a,b\n1,2\n3,x\n", (), "line 3, column 2 holds 'x'"),
         ("ragged.csv", b"1,2\n3\n", (), "line 2 has 1 fields, expected 2"),
         ("empty.csv", b"", (), "the CSV file is empty"),
@@ -107,6 +109,8 @@ def test_demo_bad_input_is_one_clear_line_and_nonzero_exit(
     path = tmp_path / name
     if content is not None:
         path.write_bytes(content)
+    elif name == "typed.npy":
+        np.save(path, np.arange(3.0))
     proc = run_cli("demo", str(path), *args, "--no-metal")
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr
@@ -114,3 +118,48 @@ def test_demo_bad_input_is_one_clear_line_and_nonzero_exit(
     assert len(lines) == 1, proc.stderr
     assert message in lines[0]
     assert proc.stdout == ""
+
+
+def test_demo_stores_a_bool_table_as_int32_so_it_can_evict_to_a_file(tmp_path) -> None:
+    path = tmp_path / "flags.npy"
+    np.save(path, np.array([[True, False], [False, True]]))
+    proc = run_cli("demo", str(path), "--no-metal")
+    assert proc.returncode == 0, proc.stderr
+    assert "bool -> Int32" in proc.stdout
+    assert "every value survived" in proc.stdout
+    assert proc.stderr == ""
+
+
+def test_demo_reports_integer_rounding_and_overflow_without_warnings(tmp_path) -> None:
+    ints = tmp_path / "ints.npy"
+    np.save(ints, np.array([2**40 + 1, 16777217, 3]))
+    proc = run_cli("demo", str(ints), "--no-metal")
+    assert proc.returncode == 0, proc.stderr
+    assert "int64 -> Float32: largest absolute rounding error 1" in proc.stdout
+    huge = tmp_path / "huge.npy"
+    np.save(huge, np.array([1e39, 1.0, 2.5]))
+    proc = run_cli("demo", str(huge), "--no-metal")
+    assert proc.returncode == 0, proc.stderr
+    assert "1 value beyond binary32 became inf" in proc.stdout
+    assert "Warning" not in proc.stderr
+
+
+def test_demo_reads_numpy_savetxt_headers_and_a_bom(tmp_path) -> None:
+    path = tmp_path / "t.csv"
+    np.savetxt(path, np.ones((3, 2)), delimiter=",", header="x,y")  # numpy writes "# x,y"
+    proc = run_cli("demo", str(path), "--no-metal")
+    assert "3 rows x 2 columns (x, y)" in proc.stdout, proc.stdout
+    bom = tmp_path / "bom.csv"
+    bom.write_bytes("\ufeffa,b\n1,2\n".encode())
+    proc = run_cli("demo", str(bom), "--no-metal")
+    assert "1 row x 2 columns (a, b)" in proc.stdout, proc.stdout
+
+
+def test_version_flag_and_a_quiet_broken_pipe() -> None:
+    proc = run_cli("--version")
+    assert proc.returncode == 0 and proc.stdout.strip() == f"stridewave {stridewave.__version__}"
+    shell = subprocess.run(
+        f"{sys.executable} -m stridewave info | head -1",
+        shell=True, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert "Traceback" not in shell.stderr and "BrokenPipe" not in shell.stderr

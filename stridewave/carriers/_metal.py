@@ -334,7 +334,12 @@ class Metal(_ArrayCarrier):
         if self._mx_array is None:  # a release raced this read (another thread)
             raise RuntimeError(_messages.released(self, "read a slot"))
         if self._viewed or self._take_view():
-            return self._array.item(index)
+            try:
+                return self._array.item(index)
+            except IndexError:  # the view was dropped by a release on another thread
+                if self._mx_array is None:
+                    raise RuntimeError(_messages.released(self, "read a slot")) from None
+                raise
         return self._mx_array[index].item()  # fallback: one small MLX graph
 
     @override
@@ -342,7 +347,12 @@ class Metal(_ArrayCarrier):
         if self._mx_array is None:  # a release raced this write (another thread)
             raise RuntimeError(_messages.released(self, "write a slot"))
         if self._viewed or self._take_view():
-            self._array[index] = value
+            try:
+                self._array[index] = value
+            except IndexError:  # the view was dropped by a release on another thread
+                if self._mx_array is None:
+                    raise RuntimeError(_messages.released(self, "write a slot")) from None
+                raise
             return
         mx = _import_mlx()
         with mx.stream(self._device):
