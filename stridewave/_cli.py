@@ -84,6 +84,9 @@ def carrier_availability() -> list[str]:
     lines = [f"  {name:<11} available (NumPy)" for name in ("Generic", "CPU", "FileBacked")]
     ok, why = metal_runtime()
     lines.append(f"  {'Metal':<11} {'available' if ok else 'unavailable'}: {why}")
+    lines.append(
+        f"  {'Evictable':<11} available (two tiers of the kinds above, e.g. CPU over FileBacked)"
+    )
     return lines
 
 
