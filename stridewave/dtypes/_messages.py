@@ -174,11 +174,19 @@ def from_name_not_str(cls_name: str, name: object) -> str:
     return f"{cls_name}.from_name() takes a str; got {_show(name)}."
 
 
-def unknown_name(cls_name: str, name: str) -> str:
-    """Explain: lookup of an unregistered name."""
+def unknown_name(cls_name: str, name: str, similar: tuple[str, ...] = ()) -> str:
+    """Explain: lookup of an unregistered name (naming same-spelled names of other case)."""
+    hint = (
+        f"Names are case-sensitive: did you mean {' or '.join(repr(n) for n in similar)}? "
+        if similar
+        else ""
+    )
+    numpy_hint = (
+        "For a NumPy dtype name use stridewave.from_numpy_dtype(name). " if name.islower() else ""
+    )
     return (
         f"no dtype named {name!r} is registered in this process ({cls_name}.from_name). "
-        "Register it first, or list names with DType.registered()."
+        f"{hint}{numpy_hint}Register it first, or list names with DType.registered()."
     )
 
 

@@ -591,7 +591,8 @@ class DType(metaclass=DTypeMeta):
             raise TypeError(_messages.from_name_not_str(cls.__name__, name))
         found = _registry.lookup(name)
         if found is None:
-            raise LookupError(_messages.unknown_name(cls.__name__, name))
+            similar = tuple(d.name for d in DType.registered() if d.name.lower() == name.lower())
+            raise LookupError(_messages.unknown_name(cls.__name__, name, similar))
         if not isinstance(found, cls):
             raise LookupError(_messages.wrong_kind(cls.__name__, name, found))  # noqa: TRY004
         return found

@@ -55,3 +55,12 @@ def test_abstract_message_says_how_to_fix() -> None:
     with pytest.raises(TypeError) as info:
         Mine("x", bits=8, supertype=DType.Any)
     assert "abstract=False" in str(info.value)
+
+
+def test_unknown_name_suggests_the_registered_spelling_and_numpy_mapping() -> None:
+    import pytest
+
+    from stridewave import DType
+
+    with pytest.raises(LookupError, match=r"did you mean 'Float32'\?.*from_numpy_dtype"):
+        DType.from_name("float32")
