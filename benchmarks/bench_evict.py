@@ -22,26 +22,12 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import time
-from collections.abc import Callable
 
 import numpy as np
+from _timing import best_of
 
 from stridewave import CPU, DType, Evictable, FileBacked
 from stridewave.carriers._file_backed import session_directory
-
-
-def best_of(fn: Callable[[], object], setup: Callable[[], object], repeat: int) -> float:
-    """Best wall time of ``fn`` over ``repeat`` runs; ``setup`` runs untimed before each."""
-    setup()
-    fn()  # warm up
-    times = []
-    for _ in range(repeat):
-        setup()
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main(argv: list[str] | None = None) -> list[tuple[str, float, str, float, float, str]]:
@@ -71,12 +57,12 @@ def main(argv: list[str] | None = None) -> list[tuple[str, float, str, float, fl
         np.array(np.memmap(read_path, dtype="<f4", mode="r", shape=(n,)))
 
     results = []
-    t_evict = best_of(e.evict, e.promote, repeat)
-    t_raw = best_of(memmap_write, fresh_raw, repeat)
+    t_evict = best_of(e.evict, repeat, setup=e.promote)
+    t_raw = best_of(memmap_write, repeat, setup=fresh_raw)
     results.append(("evict()", t_evict, "numpy.memmap write", t_raw, t_evict / t_raw, "<= 1.2"))
-    t_promote = best_of(e.promote, e.evict, repeat)
-    t_fromfile = best_of(lambda: np.fromfile(read_path, dtype="<f4"), lambda: None, repeat)
-    t_mcopy = best_of(memmap_copy, lambda: None, repeat)
+    t_promote = best_of(e.promote, repeat, setup=e.evict)
+    t_fromfile = best_of(lambda: np.fromfile(read_path, dtype="<f4"), repeat)
+    t_mcopy = best_of(memmap_copy, repeat)
     results.append(
         ("promote()", t_promote, "numpy.fromfile", t_fromfile, t_promote / t_fromfile, "<= 1.2")
     )

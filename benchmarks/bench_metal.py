@@ -22,21 +22,15 @@ from __future__ import annotations
 import argparse
 import platform
 import sys
-import time
 from collections.abc import Callable
 
 import numpy as np
+from _timing import best_of
 
 
 def best(fn: Callable[[], object], repeat: int, number: int = 1) -> float:
-    """Best wall time per call over ``repeat`` rounds of ``number`` calls, in seconds."""
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        for _ in range(number):
-            fn()
-        times.append((time.perf_counter() - start) / number)
-    return min(times)
+    """Best wall time per call over ``repeat`` rounds of ``number`` calls (no warm-up)."""
+    return best_of(fn, repeat, number=number, warmup=False)
 
 
 def fmt(seconds: float) -> str:

@@ -24,22 +24,12 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import time
 from collections.abc import Callable
 
 import numpy as np
+from _timing import best_of
 
 from stridewave import CPU, DType, Layout, Tensor
-
-
-def best_of(fn: Callable[[], object], repeat: int) -> float:
-    fn()  # warm up: page in the buffers
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main(argv: list[str] | None = None) -> list[tuple[str, float, str, float, float, str]]:

@@ -22,7 +22,14 @@ def main(argv: list[str]) -> int:
         return 1
     for script in scripts:
         print(f"== {script.name}", flush=True)
-        runpy.run_path(str(script), run_name="__main__")
+        saved, sys.argv = sys.argv, [str(script)]  # each script parses its own defaults
+        try:
+            runpy.run_path(str(script), run_name="__main__")
+        except SystemExit as exc:
+            if exc.code not in (None, 0):
+                raise
+        finally:
+            sys.argv = saved
     return 0
 
 
