@@ -52,6 +52,8 @@ def _as_table(array: npt.NDArray[np.generic], source: str, columns: tuple[str, .
             f"{source}: holds {array.dtype} values; the demo needs a numeric array "
             "(bool, integer or floating)"
         )
+    if array.size == 0:
+        raise DataFileError(f"{source}: holds no values; give a file with at least one number")
     if array.ndim == 0:
         array = array.reshape(1, 1)
     elif array.ndim == 1:
@@ -136,10 +138,13 @@ def _parse_csv(text: str, source: str) -> Table:
 def _load_raw(path: Path, dtype: str) -> Table:
     try:
         np_dtype = np.dtype(dtype)
-    except TypeError:
+    except (TypeError, ValueError, SyntaxError):
+        np_dtype = None
+    if np_dtype is None or np_dtype.kind not in "biuf" or np_dtype.shape != ():
         raise DataFileError(
-            f"--dtype {dtype!r} is not a NumPy dtype; use e.g. float32, <f4, int32 or uint8"
-        ) from None
+            f"--dtype {dtype!r} is not a numeric NumPy scalar dtype; use e.g. float32, <f4, "
+            "int32 or uint8"
+        )
     size = path.stat().st_size
     if np_dtype.itemsize == 0 or size % np_dtype.itemsize:
         raise DataFileError(

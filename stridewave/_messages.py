@@ -201,15 +201,32 @@ def not_writable(carrier: object, action: str, *, intrinsic: bool, owner: object
             f"Copy it into mutable storage with carrier.new_like(numpy.asarray(carrier))."
         )
     kind = getattr(owner, "owner_kind", type(owner).__name__)
+    if _owner_gone(owner):
+        return (
+            f"cannot {action} on {carrier!r}: it belonged to a {kind} that no longer exists, "
+            f"and ownership is never given back. Read or copy it: "
+            f"carrier.new_like(numpy.asarray(carrier)) gives fresh, unowned storage."
+        )
     return (
         f"cannot {action} on {carrier!r}: it belongs to {kind} {_short(owner)}; "
         f"write through the {kind}."
     )
 
 
+def _owner_gone(owner: object) -> bool:
+    target = getattr(owner, "target", None)
+    return callable(target) and target() is None
+
+
 def owned_release(carrier: object, owner: object) -> str:
     """Text for a direct ``release()`` of an owned carrier (``RuntimeError``)."""
     kind = getattr(owner, "owner_kind", type(owner).__name__)
+    if _owner_gone(owner):
+        return (
+            f"cannot release {carrier!r}: it belonged to a {kind} that no longer exists, and "
+            f"ownership is never given back; its storage goes when the last reference to it "
+            f"does (del it)."
+        )
     return (
         f"cannot release {carrier!r}: it belongs to {kind} {_short(owner)}, which releases "
         f"it. Release the {kind} instead."

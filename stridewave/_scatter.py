@@ -229,12 +229,22 @@ def strided_view(array: npt.NDArray[Any], base: int, layout: Layout) -> npt.NDAr
 
     Raises
     ------
-    ValueError
-        If the view would reach outside ``array`` (NumPy checks the extent).
+    IndexError
+        If an addressed element lies outside ``array``, e.g. a Tensor built before
+        its carrier shrank (checked here, in O(1): NumPy does not check the extent of
+        a view on an empty buffer, and such a view would read foreign memory).
     """
     itemsize = array.dtype.itemsize
     if layout.size == 0:
         return np.empty(layout.shape, dtype=array.dtype)
+    low, high = base + layout.min_index, base + layout.max_index
+    if low < 0 or high >= array.shape[0] or not array.flags.c_contiguous:
+        raise IndexError(
+            f"the view {layout!r} at offset {base} addresses elements [{low}, {high}] but "
+            f"the storage now holds {array.shape[0]} (C-contiguous: "
+            f"{bool(array.flags.c_contiguous)}); the carrier shrank (resize) or was "
+            f"replaced since the Tensor was made. Build a new Tensor on it."
+        )
     view: npt.NDArray[Any] = np.ndarray(
         layout.shape,
         dtype=array.dtype,
@@ -527,9 +537,9 @@ def source_values(to_scatter: object) -> npt.NDArray[Any]:
     full host copy for values it may read on the device.
     """
     carrier = to_scatter.carrier  # type: ignore[attr-defined]
-    carrier._require_live("scatter from")
+    carrier._require_live("read the scatter source")
     storage = np.ascontiguousarray(carrier._raw_array())
-    carrier._require_live("scatter from")  # a release that raced the line above
+    carrier._require_live("read the scatter source")  # a release that raced the line above
     values: npt.NDArray[Any] = strided_view(
         storage,
         to_scatter.offset,  # type: ignore[attr-defined]

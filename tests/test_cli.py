@@ -100,7 +100,10 @@ def test_demo_on_a_raw_file_with_dtype(tmp_path) -> None:
         ("empty.csv", b"", (), "the CSV file is empty"),
         ("data.txt", b"1 2 3", (), "unknown suffix '.txt'"),
         ("odd.bin", b"12345", ("--dtype", "<f4"), "not a whole number of float32 items"),
-        ("x.bin", b"1234", ("--dtype", "nonsense"), "is not a NumPy dtype"),
+        ("x.bin", b"1234", ("--dtype", "nonsense"), "is not a numeric NumPy scalar dtype"),
+        ("o.bin", b"12345678", ("--dtype", "O"), "is not a numeric NumPy scalar dtype"),
+        ("s.bin", b"12345678", ("--dtype", "(2,f4"), "is not a numeric NumPy scalar dtype"),
+        ("e3.npy", None, (), "holds no values"),
     ],
 )
 def test_demo_bad_input_is_one_clear_line_and_nonzero_exit(
@@ -111,6 +114,8 @@ def test_demo_bad_input_is_one_clear_line_and_nonzero_exit(
         path.write_bytes(content)
     elif name == "typed.npy":
         np.save(path, np.arange(3.0))
+    elif name == "e3.npy":
+        np.save(path, np.zeros((0, 2, 3)))
     proc = run_cli("demo", str(path), *args, "--no-metal")
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr

@@ -204,3 +204,24 @@ def test_compound_type_errors(scaled):
         Tensor.compound(scaled, (t, "x"))
     with pytest.raises(TypeError, match="Tensors"):
         Tensor.compound(scaled, t)
+
+
+def test_a_tensor_whose_carrier_shrank_refuses_instead_of_reading_foreign_memory() -> None:
+    import numpy as np
+    import pytest
+
+    from stridewave import CPU, DType, FileBacked, Layout, Tensor
+
+    carrier = FileBacked(dtype=DType.Float32)
+    carrier.resize(1 << 12)
+    stale = Tensor(carrier, Layout((1 << 12,)))
+    carrier.resize(0)  # NumPy would not check a view's extent on an empty buffer
+    with pytest.raises(IndexError, match="Build a new Tensor"):
+        np.asarray(stale)
+    receiver = CPU(1 << 12)
+    with pytest.raises(IndexError, match="Build a new Tensor"):
+        receiver.scatter(stale, Tensor(receiver, Layout((1 << 12,))), Layout((1 << 12,)))
+    assert receiver.version == 0 and not np.asarray(receiver).any()
+    carrier.resize(8)  # shrunk, not empty: the same clear error, not NumPy's
+    with pytest.raises(IndexError, match="now holds 8"):
+        np.asarray(stale)

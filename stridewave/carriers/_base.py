@@ -799,7 +799,7 @@ class Carrier(_Lifecycle, abc.ABC):
         RuntimeError
             If the carrier is released (there are no values to copy).
         """
-        values = self._snapshot("pickle")
+        values = self._snapshot("pickle the values")
         return (_rebuild_carrier, (type(self), values, self._dtype, self._intrinsic_mutable))
 
     def __copy__(self) -> Self:
@@ -820,7 +820,7 @@ class Carrier(_Lifecycle, abc.ABC):
         RuntimeError
             If the carrier is released.
         """
-        values = self._snapshot("copy")
+        values = self._snapshot("copy the values")
         return self.new_like(values, mutable=self._intrinsic_mutable, dtype=self._dtype)
 
     def __deepcopy__(self, memo: dict[int, object] | None) -> Self:

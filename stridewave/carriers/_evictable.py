@@ -564,7 +564,7 @@ class Evictable(Carrier):
         RuntimeError
             If the wrapper is released.
         """
-        values = self._snapshot("pickle")
+        values = self._snapshot("pickle the values")
         return (
             _rebuild_evictable,
             (

@@ -488,6 +488,9 @@ class Metal(_ArrayCarrier):
         plan = plan_scatter(base, mapping)
         if plan.dest.size == 0:
             return
+        # The source may be a strided view (a reversed or broadcast source Tensor);
+        # the planning views below need one contiguous run of the logical values.
+        values = np.ascontiguousarray(values)
         if plan.injective and plan.dest.ndim == 1:
             # One strided run: a slice update (no index array). Walk it upwards.
             (count,), (step,) = plan.dest.shape, plan.dest.strides

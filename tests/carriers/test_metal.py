@@ -563,3 +563,26 @@ def test_have_mlx_matches_the_import() -> None:
         assert not HAVE_MLX
     else:
         assert HAVE_MLX
+
+
+@mlx_only
+@pytest.mark.parametrize(
+    ("source", "mapping", "offset"),
+    [
+        (((2,), (-1,), 8), ((2,), (0,)), 0),  # reversed source, repeated destination
+        (((2, 2), (0, 0), 0), ((2, 2), (-3, -1)), 4),  # broadcast source
+        (((3,), (2,), 1), ((3,), (1,)), 2),  # stepped source
+    ],
+)
+def test_scatter_from_a_strided_cpu_source_matches_the_cpu_receiver(
+    source: tuple[tuple[int, ...], tuple[int, ...], int],
+    mapping: tuple[tuple[int, ...], tuple[int, ...]],
+    offset: int,
+) -> None:
+    shape, strides, start = source
+    values = CPU(0).new_like(np.arange(10, dtype=np.float32))
+    src = Tensor(values, Layout(shape, strides), offset=start)
+    metal, cpu = Metal(6), CPU(6)
+    for receiver in (metal, cpu):
+        receiver.scatter(src, Tensor(receiver, Layout((0,))), Layout(*mapping), offset)
+    assert list(metal) == list(cpu) == mlx_values(metal)

@@ -6,6 +6,7 @@ access scope to write, move and release them, step versions through the guard.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from stridewave import Carrier, DType
@@ -34,7 +35,8 @@ def test_query_an_owned_mutable_tier(kind: Kind) -> None:
 
 def test_owned_tier_refuses_outside_writes_release_and_version_steps(kind: Kind) -> None:
     tier = kind.make([1.0, 2.0], F32, True)
-    _claim(Owner(), tier)
+    owner = Owner()  # kept alive: tiers hold their owner weakly
+    _claim(owner, tier)
     for action in (
         lambda: tier.__setitem__(0, 5.0),
         lambda: tier.set_value(0, 5.0),
@@ -154,3 +156,21 @@ def test_claim_refuses_a_wrong_dtype_and_claims_nothing(kind: Kind) -> None:
     assert not first.is_owned() and not other.is_owned()
     Carrier._claim_all(Owner(), (first,), dtype=F32)
     assert first.is_owned()
+
+
+def test_a_tier_whose_owner_is_gone_says_what_still_works() -> None:
+    import gc
+
+    from stridewave import CPU, Evictable, FileBacked
+
+    primary, secondary = CPU(3), FileBacked(dtype=F32)
+    owner = Evictable(primary, secondary)
+    del owner
+    gc.collect()
+    assert primary.is_owned() and not primary.is_mutable()
+    with pytest.raises(RuntimeError, match=r"no longer exists.*new_like"):
+        primary[0] = 1.0
+    with pytest.raises(RuntimeError, match=r"no longer exists.*del it"):
+        secondary.release()
+    assert list(primary) == [0.0, 0.0, 0.0]  # reads and copies still work
+    assert list(primary.new_like(np.asarray(primary))) == [0.0, 0.0, 0.0]
