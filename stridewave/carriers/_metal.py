@@ -65,8 +65,9 @@ _METAL_DTYPES: Final[tuple[DType, ...]] = (DType.Float32, DType.Int32, DType.Boo
 DEVICE_ENV: Final = "STRIDEWAVE_METAL_DEVICE"
 
 _INSTALL_HINT: Final = (
-    'install it with pip install "stridewave[mlx]" (Apple silicon: mlx; Linux with an '
-    'NVIDIA GPU: also pip install "mlx[cuda13]")'
+    'install it with pip install "stridewave[mlx]" (from a source checkout: pip install '
+    '-e ".[mlx]"; Apple silicon: mlx; Linux with an NVIDIA GPU: also pip install '
+    '"mlx[cuda13]")'
 )
 
 
