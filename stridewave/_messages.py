@@ -130,7 +130,12 @@ def bad_index_type(value: object, *, where: str) -> str:
 def index_out_of_range(index: int, size: int, *, where: str, carrier: object) -> str:
     """Text for a physical index outside ``[0, size)`` (``IndexError``)."""
     hint = (
-        "negative indices do not count from the end here"
+        (
+            "negative indices do not count from the end here (physical slots are "
+            f"absolute): write len(carrier) - {-index} for slot {size + index}"
+            if size + index >= 0
+            else "negative indices do not count from the end here (physical slots are absolute)"
+        )
         if index < 0
         else f"the last slot is {size - 1}"
         if size
