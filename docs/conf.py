@@ -13,6 +13,7 @@ extensions = [
     "myst_parser",
     "sphinx.ext.autodoc",
     "sphinxcontrib.mermaid",
+    "matplotlib.sphinxext.plot_directive",
     "numpydoc",
 ]
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
@@ -28,6 +29,10 @@ numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
 
+
+plot_formats = [("png", 110)]
+plot_html_show_formats = False
+plot_html_show_source_link = False
 
 html_theme = "pydata_sphinx_theme"
 html_title = "StrideWeave"
