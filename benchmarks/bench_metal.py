@@ -29,8 +29,12 @@ from _timing import best_of
 
 
 def best(fn: Callable[[], object], repeat: int, number: int = 1) -> float:
-    """Best wall time per call over ``repeat`` rounds of ``number`` calls (no warm-up)."""
-    return best_of(fn, repeat, number=number, warmup=False)
+    """Best wall time per call over ``repeat`` rounds of ``number`` calls, after a warm-up.
+
+    The warm-up matters on the GPU: without it, whichever side runs first pays for
+    fresh device allocations that the other then finds in MLX's buffer cache.
+    """
+    return best_of(fn, repeat, number=number, warmup=True)
 
 
 def fmt(seconds: float) -> str:
