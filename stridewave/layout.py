@@ -140,11 +140,15 @@ class Layout:
         else:
             low = sum(min(0, (n - 1) * s) for n, s in zip(shape_t, strides_t, strict=True))
             high = sum(max(0, (n - 1) * s) for n, s in zip(shape_t, strides_t, strict=True))
-        if size > _INT64_MAX or -low > _INT64_MAX or high > _INT64_MAX:
+        # A stride must itself be a byte-addressable int64 quantity (NumPy multiplies
+        # it by the item size; ``indices()`` is int64), even on an axis of extent 1.
+        big_stride = any(abs(s) > _INT64_MAX // 8 for s in strides_t)
+        if big_stride or size > _INT64_MAX or -low > _INT64_MAX or high > _INT64_MAX:
             raise ValueError(
                 f"Layout(shape={shape_t}, strides={strides_t}) addresses offsets in "
-                f"[{low}, {high}] (size {size}), beyond a signed 64-bit integer; use "
-                "smaller extents or strides."
+                f"[{low}, {high}] (size {size}) with strides up to 2**63 / 8 elements at "
+                "most, beyond what a signed 64-bit byte offset holds; use smaller extents "
+                "or strides."
             )
         object.__setattr__(self, "_shape", shape_t)
         object.__setattr__(self, "_strides", strides_t)

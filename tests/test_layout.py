@@ -175,3 +175,14 @@ def test_transpose_layout_matches_numpy(rows, cols):
     layout = Layout((rows, cols), (1, rows))
     expected = np.arange(rows * cols).reshape(cols, rows).T.ravel()
     assert layout.indices().tolist() == expected.tolist()
+
+
+def test_a_stride_beyond_an_int64_byte_offset_is_refused_even_on_an_axis_of_one() -> None:
+    import pytest
+
+    from stridewave import Layout
+
+    for stride in (2**61, -(2**61), 2**70):
+        with pytest.raises(ValueError, match="64-bit"):
+            Layout((1,), (stride,))
+    assert Layout((1,), (2**59,)).indices().tolist() == [0]

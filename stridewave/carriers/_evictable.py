@@ -310,7 +310,9 @@ class Evictable(Carrier):
                     raise RuntimeError(
                         f"evict: {secondary!r} did not read back the {values.shape[0]} "
                         f"values written to it; nothing was moved and the values stay in "
-                        f"the primary tier. Check the secondary's storage and try again."
+                        f"the primary tier. Either another thread wrote to the Evictable "
+                        f"during evict() (which does not block writers: serialize them "
+                        f"with evict), or the secondary's storage is faulty; try again."
                     )
             except BaseException:
                 self._empty_secondary(values[:0])

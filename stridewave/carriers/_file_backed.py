@@ -232,6 +232,8 @@ def _storage_error(exc: OSError, action: str, path: str, nbytes: int) -> OSError
         errno.ENOSPC: "the disk is full: free space in the temporary directory",
         errno.EFBIG: "the file would exceed the file-size limit (ulimit -f / RLIMIT_FSIZE)",
         errno.EDQUOT: "the disk quota is exhausted",
+        errno.EMFILE: "the process is out of file descriptors (each live, non-empty "
+        "FileBacked maps its file: release carriers you no longer need, or raise ulimit -n)",
     }.get(exc.errno or 0, "check the temporary directory (TMPDIR)")
     error = OSError(
         exc.errno,
@@ -251,6 +253,13 @@ def _deleted(path: str, action: str) -> FileNotFoundError:
         f"carrier)) and release this carrier",
         path,
     )
+
+
+def _as_os_error(exc: BaseException) -> OSError:
+    """Return ``exc`` if it is an OSError, else an ``EFBIG`` OSError (a size too large)."""
+    if isinstance(exc, OSError):
+        return exc
+    return OSError(errno.EFBIG, f"file too large ({type(exc).__name__}: {exc})")
 
 
 def _check_filename(filename: object) -> str | None:
@@ -424,19 +433,27 @@ class FileBacked(_ArrayCarrier):
         np_dtype = self._array.dtype
         nbytes = n * np_dtype.itemsize
         if n > old:
+            # Reserve and map before anything is committed: on any failure the file
+            # goes back to its old length and the carrier keeps its old mapping.
             try:
                 _reserve(self._path, old * np_dtype.itemsize, nbytes)
-            except OSError as exc:
+                mapped = self._map(self._path, np_dtype, n, True)
+            except (OSError, OverflowError, MemoryError) as exc:
                 with contextlib.suppress(OSError):  # give back what was reserved
                     os.truncate(self._path, old * np_dtype.itemsize)
-                raise _storage_error(exc, "grow its file", self._path, nbytes) from exc
+                raise _storage_error(
+                    _as_os_error(exc), "grow its file", self._path, nbytes
+                ) from exc
         else:
             # Shrink through a new file that replaces the name: mappings held by
-            # exported views keep the old (now unlinked) file's pages.
+            # exported views keep the old (now unlinked) file's pages. The new file is
+            # mapped before it replaces the name, so a failure (e.g. out of file
+            # descriptors) leaves the carrier on its own, still-named file.
             directory = os.path.dirname(self._path)
             staging = _create_file(None, directory)
             try:
                 _write_all(staging, np.ascontiguousarray(self._array[:n]))
+                mapped = self._map(staging, np_dtype, n, True)
                 os.replace(staging, self._path)
             except OSError as exc:
                 _remove_file(staging, os.getpid())
@@ -445,7 +462,7 @@ class FileBacked(_ArrayCarrier):
                 _remove_file(staging, os.getpid())
                 raise
             self._identity = _identity(self._path)
-        self._array = self._map(self._path, np_dtype, n, True)
+        self._array = mapped
         self._bind_backend()
 
     def _check_file(self, action: str) -> None:
@@ -491,6 +508,7 @@ class FileBacked(_ArrayCarrier):
         except BaseException:
             _remove_file(staging, os.getpid())
             raise
+        self._identity = _identity(self._path)  # the file is ours, just replaced by us
         self._array = array
 
     @override

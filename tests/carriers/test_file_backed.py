@@ -309,3 +309,55 @@ def test_child_gets_its_own_session_directory() -> None:
     # the child left via os._exit (no exit handlers): its directory may remain; tidy up
     if os.path.isdir(out[0]):
         os.rmdir(out[0])
+
+
+def test_a_shrink_that_cannot_map_its_new_file_leaves_the_carrier_on_its_file(monkeypatch) -> None:
+    import errno
+
+    import numpy as np
+    import pytest
+
+    from stridewave import DType, FileBacked
+
+    f = FileBacked(dtype=DType.Int32)
+    f.resize(4)
+    for i in range(4):
+        f[i] = i + 1
+
+    def no_more_descriptors(*args: object, **kwargs: object) -> None:
+        raise OSError(errno.EMFILE, "Too many open files")
+
+    monkeypatch.setattr(f, "_map", no_more_descriptors)
+    with pytest.raises(OSError, match="out of file descriptors") as info:
+        f.resize(2)
+    assert info.value.errno == errno.EMFILE
+    monkeypatch.undo()
+    assert f.size() == 4 and list(f) == [1, 2, 3, 4]
+    f[1] = 99
+    f.flush()  # the carrier still maps the file that carries its name
+    assert np.fromfile(f.path, "<i4").tolist() == [1, 99, 3, 4]
+    assert sorted(os.listdir(os.path.dirname(f.path))).count(os.path.basename(f.path)) == 1
+
+
+def test_a_size_too_large_for_the_system_is_an_os_error_and_changes_nothing() -> None:
+    import pytest
+
+    from stridewave import DType, FileBacked
+
+    f = FileBacked(dtype=DType.Float32)
+    f.resize(3)
+    with pytest.raises(OSError, match="could not grow its file"):
+        f.resize(2**62)
+    assert f.size() == 3 and os.path.getsize(f.path) == 12
+
+
+def test_flush_after_evict_syncs_the_evicted_values() -> None:
+    import numpy as np
+
+    from stridewave import CPU, DType, Evictable, FileBacked
+
+    secondary = FileBacked(dtype=DType.Float32)
+    e = Evictable(CPU(0).new_like([1.0, 2.0, 3.0]), secondary)
+    e.evict()
+    secondary.flush()  # the file was replaced by the library itself, not behind its back
+    assert np.fromfile(secondary.path, "<f4").tolist() == [1.0, 2.0, 3.0]
