@@ -87,6 +87,8 @@ __all__ = ["Carrier", "check_flag", "check_size"]
 
 
 def _as_index(index: object, where: str) -> int:
+    if isinstance(index, bool):  # a bool is not a slot number (nor is numpy.bool_)
+        raise TypeError(_messages.bad_index_type(index, where=where))
     try:
         return operator.index(index)  # type: ignore[arg-type,unused-ignore]
     except TypeError:
@@ -180,10 +182,12 @@ def check_size(size: object, *, where: str) -> int:
     Raises
     ------
     TypeError
-        If ``size`` has no ``__index__`` (a float, a string, None).
+        If ``size`` has no ``__index__`` (a float, a string, None) or is a bool.
     ValueError
         If ``size`` is negative.
     """
+    if isinstance(size, bool):  # True is not a slot count (numpy.bool_ has no __index__)
+        raise TypeError(_messages.bad_size_type(size, where=where))
     try:
         n = operator.index(size)  # type: ignore[arg-type,unused-ignore]
     except TypeError:

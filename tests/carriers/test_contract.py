@@ -469,3 +469,14 @@ def test_scatter_capability_flag_matches_the_kind_table(kind: Kind) -> None:
         whole = Tensor(carrier, Layout((2,)))
         with pytest.raises(NotImplementedError, match="does not implement scatter"):
             carrier.scatter(whole, whole, Layout((2,)))
+
+
+def test_a_bool_is_neither_a_size_nor_a_slot_index(kind: Kind) -> None:
+    carrier = kind.make([1.0, 2.0], F32, True)
+    with pytest.raises(TypeError, match="bool"):
+        carrier[True]
+    with pytest.raises(TypeError, match="bool"):
+        carrier.set_value(False, 3.0)
+    with pytest.raises(TypeError, match="bool"):
+        carrier.allocate_like(True)
+    assert carrier.version == 0 and list(carrier) == [1.0, 2.0]
