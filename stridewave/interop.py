@@ -126,6 +126,16 @@ def from_numpy_dtype(np_dtype: npt.DTypeLike) -> DType:
             f"from_numpy_dtype() takes a NumPy dtype or dtype-like; got {np_dtype!r} "
             f"({type(np_dtype).__name__}), which numpy.dtype() refuses: {exc}"
         ) from exc
+    if (
+        isinstance(np_dtype, type)
+        and resolved.kind == "O"
+        and np_dtype is not object
+        and not issubclass(np_dtype, np.generic)
+    ):  # numpy.dtype() reads any Python class as the object dtype: not a dtype-like here
+        raise TypeError(
+            f"from_numpy_dtype() takes a NumPy dtype or dtype-like; got the class "
+            f"{np_dtype.__name__}, which is not one. Pass e.g. numpy.float32."
+        )
     found = _FROM_NUMPY.get(resolved)
     if found is None:
         known = ", ".join(str(d) for d in _FROM_NUMPY)

@@ -104,3 +104,16 @@ def test_from_numpy_dtype_accepts_strings() -> None:
     assert from_numpy_dtype("float32") is DType.Float32
     assert from_numpy_dtype("int8") is DType.Int8
     assert from_numpy_dtype("bool") is DType.Bool
+
+
+def test_from_numpy_dtype_refuses_an_arbitrary_class_with_type_error() -> None:
+    import pytest
+
+    import stridewave as sw
+
+    for cls in (dict, sw.CPU, sw.Layout):
+        with pytest.raises(TypeError, match="not one"):
+            sw.from_numpy_dtype(cls)
+    with pytest.raises(ValueError, match="no StrideWeave dtype"):
+        sw.from_numpy_dtype(object)
+    assert sw.from_numpy_dtype(float) is sw.DType.Float64
