@@ -32,3 +32,22 @@ def best_of(
             fn()
         times.append((time.perf_counter() - start) / number)
     return min(times)
+
+
+def print_ratio_table(
+    rows: list[tuple[str, float, str, float, float, str]], *, case_width: int, ref_width: int
+) -> None:
+    """Print ``(case, ours s, NumPy reference, reference s, ratio, target)`` rows as Markdown."""
+    print(
+        f"| {'case':<{case_width}} | {'stridewave ms':>13} | {'NumPy reference':<{ref_width}} "
+        f"| {'NumPy ms':>8} | {'ratio':>6} | {'target':<6} |"
+    )
+    print(
+        f"|{'-' * (case_width + 2)}|{'-' * 15}|{'-' * (ref_width + 2)}|{'-' * 10}|"
+        f"{'-' * 8}|{'-' * 8}|"
+    )
+    for name, ours, ref_name, ref, ratio, target in rows:
+        print(
+            f"| {name:<{case_width}} | {ours * 1e3:13.2f} | {ref_name:<{ref_width}} "
+            f"| {ref * 1e3:8.2f} | {ratio:6.2f} | {target:<6} |"
+        )

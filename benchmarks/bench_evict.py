@@ -24,7 +24,7 @@ import os
 import platform
 
 import numpy as np
-from _timing import best_of
+from _timing import best_of, print_ratio_table
 
 from stridewave import CPU, DType, Evictable, FileBacked
 from stridewave.carriers._file_backed import session_directory
@@ -77,16 +77,7 @@ def main(argv: list[str] | None = None) -> list[tuple[str, float, str, float, fl
         f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
         f"numpy {np.__version__}"
     )
-    print(
-        f"| {'case':<10} | {'stridewave ms':>13} | {'NumPy reference':<20} | {'NumPy ms':>8} "
-        f"| {'ratio':>6} | {'target':<6} |"
-    )
-    print(f"|{'-' * 12}|{'-' * 15}|{'-' * 22}|{'-' * 10}|{'-' * 8}|{'-' * 8}|")
-    for name, t_ours, ref_name, t_ref, ratio, target in results:
-        print(
-            f"| {name:<10} | {t_ours * 1e3:13.2f} | {ref_name:<20} | {t_ref * 1e3:8.2f} "
-            f"| {ratio:6.2f} | {target:<6} |"
-        )
+    print_ratio_table(results, case_width=10, ref_width=20)
     return results
 
 

@@ -27,7 +27,7 @@ import platform
 from collections.abc import Callable
 
 import numpy as np
-from _timing import best_of
+from _timing import best_of, print_ratio_table
 
 from stridewave import CPU, DType, Layout, Tensor
 
@@ -123,16 +123,7 @@ def main(argv: list[str] | None = None) -> list[tuple[str, float, str, float, fl
         f"scatter of {n} Float32 values, best of {repeat}; {platform.processor() or platform.machine()}"
         f", {os.cpu_count()} cores, numpy {np.__version__}"
     )
-    print(
-        f"| {'case':<28} | {'stridewave ms':>13} | {'NumPy reference':<24} | {'NumPy ms':>8} "
-        f"| {'ratio':>6} | {'target':<6} |"
-    )
-    print(f"|{'-' * 30}|{'-' * 15}|{'-' * 26}|{'-' * 10}|{'-' * 8}|{'-' * 8}|")
-    for name, t_ours, ref_name, t_ref, ratio, target in results:
-        print(
-            f"| {name:<28} | {t_ours * 1e3:13.2f} | {ref_name:<24} | {t_ref * 1e3:8.2f} "
-            f"| {ratio:6.2f} | {target:<6} |"
-        )
+    print_ratio_table(results, case_width=28, ref_width=24)
     return results
 
 

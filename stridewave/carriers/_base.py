@@ -830,6 +830,16 @@ class Carrier(_Lifecycle, abc.ABC):
     def __deepcopy__(self, memo: dict[int, object] | None) -> Self:
         """Return ``copy.copy(self)`` (see :meth:`__copy__`); registers it in ``memo``.
 
+        Parameters
+        ----------
+        memo : dict or None
+            ``copy.deepcopy``'s memo (id -> copy).
+
+        Returns
+        -------
+        Carrier
+            Fresh, unowned, ``version == 0``, same kind, dtype, mutability and values.
+
         Raises
         ------
         TypeError

@@ -432,6 +432,15 @@ class Evictable(Carrier):
     ) -> None:
         """Scatter into the primary tier (promoting first); ``version`` +1 once.
 
+        Parameters
+        ----------
+        to_scatter, scatter_onto : Tensor
+            Source and destination views, as for :meth:`Carrier.scatter`.
+        mapping : Layout
+            Destination offsets in elements, shape ``to_scatter.shape``.
+        mapping_offset : int, optional
+            Extra offset in elements, ``>= 0`` (default 0).
+
         Same arguments, checks and exceptions as :meth:`Carrier.scatter` (spec:
         "Evictable SHALL require promotion, lower to its primary tier, and advance
         the wrapper version once"). An evicted, writable wrapper is promoted before
@@ -459,6 +468,18 @@ class Evictable(Carrier):
         self, dtype: npt.DTypeLike | None = None, copy: bool | None = None
     ) -> npt.NDArray[Any]:
         """Export to NumPy as the primary tier does, promoting an evicted wrapper first.
+
+        Parameters
+        ----------
+        dtype : numpy dtype-like, optional
+            Requested NumPy dtype, as for :meth:`Carrier.__array__`.
+        copy : bool or None, optional
+            As for :meth:`Carrier.__array__`.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(size(),)``.
 
         The export is the primary tier's own: for a CPU, Generic or FileBacked
         primary a zero-copy read-only view, which sees later writes through the

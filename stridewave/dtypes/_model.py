@@ -621,18 +621,63 @@ class DType(metaclass=DTypeMeta):
             )
 
     def __copy__(self) -> Self:
+        """Return ``self``: a descriptor is an identity (spec: "Preserve identity through copying").
+
+        Returns
+        -------
+        DType
+            The same registered object.
+        """
         return self
 
     def __deepcopy__(self, memo: object) -> Self:
+        """Return ``self``, whatever ``memo`` holds (see :meth:`__copy__`).
+
+        Parameters
+        ----------
+        memo : dict
+            ``copy.deepcopy``'s memo; unused.
+
+        Returns
+        -------
+        DType
+            The same registered object.
+        """
         return self
 
     def __reduce__(self) -> tuple[object, ...]:
+        """Pickle by ``(kind, name, structure)``, never by a new definition.
+
+        Returns
+        -------
+        tuple
+            ``(reconstruct_dtype, (kind, name, structure))``; unpickling returns the
+            receiving process's registered identity (spec: "Pickle reconstruction
+            preserves receiving-process identity").
+
+        Raises
+        ------
+        TypeError
+            If the object is rejected or unfinished (it has no registered identity).
+        """
         why = _why_unusable(self)
         if why is not None:
             raise TypeError(_messages.cannot_pickle(type(self).__name__, why))
         return (reconstruct_dtype, (self._sw_kind, self._sw_name, self._sw_structure))
 
     def __reduce_ex__(self, protocol: t.SupportsIndex) -> tuple[object, ...]:
+        """Return :meth:`__reduce__`'s recipe for every pickle protocol.
+
+        Parameters
+        ----------
+        protocol : int
+            The pickle protocol; every protocol gets the same recipe.
+
+        Returns
+        -------
+        tuple
+            See :meth:`__reduce__`.
+        """
         return self.__reduce__()
 
 
