@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 
-from stridewave._scatter import strided_view
 from stridewave.carriers import Carrier
+from stridewave.carriers._scatter import strided_view
 from stridewave.dtypes import CompoundDType, DType
 from stridewave.layout import Layout, _as_index
 

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from stridewave import _scatter
-from stridewave._scatter import plan_scatter, scatter_indices, scatter_numpy, unique_last
+from stridewave.carriers import _scatter
+from stridewave.carriers._scatter import plan_scatter, scatter_indices, scatter_numpy, unique_last
 from stridewave.layout import Layout
 from tests.strategies import injective_layouts, layouts
 

@@ -19,7 +19,7 @@ Backend hooks (override in a subclass)
 ``_raw_scatter(base: int, mapping: Layout, values: ndarray) -> None``
     Vectorized write of normalized ``values[i]`` at checked slots
     ``base + mapping.index(i)`` (later logical index wins; read before write). The
-    default runs :func:`stridewave._scatter.scatter_numpy` on ``_raw_array()``
+    default runs :func:`stridewave.carriers._scatter.scatter_numpy` on ``_raw_array()``
     (strided copy, no index array, for injective mappings). Metal overrides it with
     ``scatter_indices(base, mapping)`` and one MLX assignment.
     A kind without scatter sets ``_SCATTERS = False`` (FileBacked): ``scatter``
@@ -49,7 +49,7 @@ support; ``None`` means "only the dtype currently held", the conservative answer
 the spec asks of an ordinary custom carrier. A composite overrides the methods
 ``_supported_storage_dtypes()``/``_constructible_storage_dtypes()`` instead.
 
-Write paths and the lifecycle: see :mod:`stridewave._lifecycle`. The scalar paths are
+Write paths and the lifecycle: see :mod:`stridewave.carriers._lifecycle`. The scalar paths are
 inlined here (one cached flag, one index check, one normalizer call, one backend
 call, one version step) so that per-element access stays within a small multiple of
 NumPy's own ``ndarray.item``/``__setitem__``.
@@ -67,15 +67,15 @@ import numpy as np
 import numpy.typing as npt
 from typing_extensions import Self
 
-from stridewave import _messages
-from stridewave._lifecycle import _Lifecycle
-from stridewave._scatter import check_scatter_arguments, scatter_numpy, source_values
+from stridewave.carriers import _messages
+from stridewave.carriers._lifecycle import _Lifecycle
 from stridewave.carriers._normalize import (
     fast_path,
     materialize,
     scalar_normalizer,
     storage_numpy_dtype,
 )
+from stridewave.carriers._scatter import check_scatter_arguments, scatter_numpy, source_values
 from stridewave.carriers._storage import accepts_storage_dtype, validate_storage_dtype
 from stridewave.dtypes import DType
 from stridewave.layout import Layout
@@ -659,7 +659,7 @@ class Carrier(_Lifecycle, abc.ABC):
         storage NumPy dtype and shape ``(mapping.size,)``, row-major).  It must give
         the later logical index on a repeated slot and read the whole source before
         writing (``values`` may be a view of this carrier's storage).  The default
-        runs :func:`stridewave._scatter.scatter_numpy` on ``_raw_array()``: an
+        runs :func:`stridewave.carriers._scatter.scatter_numpy` on ``_raw_array()``: an
         injective mapping is one strided copy with no index array.  A backend
         without strided writes (Metal) overrides it with
         ``unique, positions = scatter_indices(base, mapping)`` and one assignment

@@ -30,9 +30,9 @@ import numpy as np
 import numpy.typing as npt
 from typing_extensions import Self, override
 
-from stridewave import _messages
-from stridewave._scatter import check_scatter_arguments
+from stridewave.carriers import _messages
 from stridewave.carriers._base import Carrier
+from stridewave.carriers._scatter import check_scatter_arguments
 from stridewave.dtypes import DType
 
 if TYPE_CHECKING:

@@ -44,7 +44,7 @@ import numpy as np
 import numpy.typing as npt
 from typing_extensions import Self, override
 
-from stridewave import _messages
+from stridewave.carriers import _messages
 from stridewave.carriers._array_backed import _ArrayCarrier
 from stridewave.carriers._base import check_flag, check_size
 from stridewave.carriers._normalize import materialize, storage_numpy_dtype

@@ -46,11 +46,11 @@ import numpy as np
 import numpy.typing as npt
 from typing_extensions import Self, override
 
-from stridewave import _messages
-from stridewave._scatter import plan_scatter, scatter_indices, strided_view
+from stridewave.carriers import _messages
 from stridewave.carriers._array_backed import _ArrayCarrier
 from stridewave.carriers._base import Carrier, check_flag, check_size
 from stridewave.carriers._normalize import materialize, storage_numpy_dtype
+from stridewave.carriers._scatter import plan_scatter, scatter_indices, strided_view
 from stridewave.carriers._storage import validate_storage_dtype
 from stridewave.dtypes import DType
 from stridewave.layout import Layout

@@ -42,7 +42,7 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from stridewave import _messages
+from stridewave.carriers import _messages
 from stridewave.dtypes import DType
 
 __all__ = [

@@ -8,7 +8,7 @@ look-alike descriptor is never mistaken for a registered one.
 
 from __future__ import annotations
 
-from stridewave import _messages
+from stridewave.carriers import _messages
 from stridewave.dtypes import DType
 
 __all__ = ["accepts_storage_dtype", "storage_zero", "validate_storage_dtype"]

@@ -115,7 +115,7 @@ def test_importing_stridewave_does_not_import_mlx() -> None:
 
 
 def test_info_names_metal_availability_without_mlx() -> None:
-    proc = run_python(BLOCK_MLX + "from stridewave._cli import main; main(['info'])")
+    proc = run_python(BLOCK_MLX + "from stridewave.cli._main import main; main(['info'])")
     assert proc.returncode == 0, proc.stderr
     assert 'Metal       unavailable: mlx is not installed; pip install "stridewave[mlx]"' in (
         proc.stdout

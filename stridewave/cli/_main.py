@@ -91,8 +91,8 @@ def carrier_availability() -> list[str]:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from stridewave._datafile import DataFileError, load_table
-    from stridewave._demo import run_demo
+    from stridewave.cli._datafile import DataFileError, load_table
+    from stridewave.cli._demo import run_demo
 
     try:
         table = load_table(args.path, dtype=args.dtype)

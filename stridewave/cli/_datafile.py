@@ -178,7 +178,7 @@ def load_table(path: str | None, *, dtype: str | None = None) -> Table:
         message is one line naming the file and the fix.
     """
     if path is None:
-        text = resources.files("stridewave.data").joinpath(SHIPPED_DATA).read_text()
+        text = resources.files("stridewave.cli.data").joinpath(SHIPPED_DATA).read_text()
         return _parse_csv(text, f"shipped data set {SHIPPED_DATA}")
     file = Path(path)
     if not file.exists():

@@ -32,7 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 import stridewave as sw
-from stridewave._datafile import Table
+from stridewave.cli._datafile import Table
 
 #: Values per progress-bar step and per checksum chunk (4 MiB of float32).
 _CHUNK = 1 << 20

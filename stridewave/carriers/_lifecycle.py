@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from types import TracebackType
 from typing import NoReturn
 
-from stridewave import _messages
+from stridewave.carriers import _messages
 
 __all__ = ["_AccessScope", "_Lifecycle", "_Mutation", "_OwnerRef"]
 
