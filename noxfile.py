@@ -63,3 +63,13 @@ def mindeps(session: nox.Session) -> None:
         "python", "-c", "import numpy, ml_dtypes; print(numpy.__version__, ml_dtypes.__version__)"
     )
     session.run("pytest", *session.posargs, env={"STRIDEWAVE_METAL_DEVICE": "cpu"})
+
+
+@nox.session
+def mutation(session: nox.Session) -> None:
+    """Mutation-test the modules that hold the rules (mutmut; docs/testing.md).
+
+    ``nox -s mutation -- layout`` runs one module; all five by default. Not part of CI.
+    """
+    session.install("-e", ".[test]", "mutmut>=3.8,<4")
+    session.run("python", "tools/mutation.py", *session.posargs)

@@ -118,3 +118,29 @@ def test_the_accepted_check_comes_first_and_names_the_list() -> None:
     with pytest.raises(TypeError, match="accepted must be a tuple") as info:
         accepts_storage_dtype("junk", {DType.Float32})  # type: ignore[arg-type]
     assert "got set" in str(info.value)
+
+
+# -- each refusal names what was given and where (kills the mutants of docs/testing.md) --
+
+
+def test_a_non_dtype_is_named_with_its_type_and_the_carrier() -> None:
+    with pytest.raises(TypeError) as info:
+        validate_storage_dtype("Float32", carrier="CPU", accepted=ACCEPTED)
+    message = str(info.value)
+    assert "CPU storage" in message and "'Float32'" in message and "str" in message
+    with pytest.raises(TypeError) as info:
+        storage_zero("Float32")  # type: ignore[arg-type]
+    message = str(info.value)
+    assert "storage_zero" in message and "'Float32'" in message and "str" in message
+
+
+def test_a_category_or_compound_refusal_names_the_dtype_and_the_carrier(
+    compound: DType, extension_category: DType
+) -> None:
+    for dtype, carrier in ((compound, "CPU"), (extension_category, "Generic")):
+        with pytest.raises(ValueError) as info:
+            validate_storage_dtype(dtype, carrier=carrier, accepted=ACCEPTED)
+        message = str(info.value)
+        assert f"{carrier} storage" in message, message
+        assert repr(dtype) in message, message
+        assert "None" not in message, message

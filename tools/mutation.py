@@ -1,0 +1,160 @@
+"""Mutation testing of the modules that hold the rules, one module at a time (mutmut 3).
+
+Usage: ``python tools/mutation.py [MODULE ...] [--max-children N]`` (what
+``nox -s mutation -- MODULE ...`` runs); MODULE is a key of ``TARGETS`` and all of
+them run when none is named. See ``docs/testing.md``.
+
+For each module the script lays a private copy of the package and the tests under
+``.mutation/<module>/`` with a ``[tool.mutmut]`` table that mutates that module only
+and selects that module's targeted tests, runs ``mutmut run`` there, and prints the
+score: killed mutants over the non-equivalent ones (``EQUIVALENT`` lists the
+mutants reviewed as equivalent, with the reason). mutmut runs, for each mutant,
+only the selected tests that call the mutated function, and stops at the first
+failure. The surviving mutants' diffs go to ``.mutation/<module>/survivors.txt``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+WORK = ROOT / ".mutation"
+
+
+@dataclass(frozen=True)
+class Target:
+    """One module under mutation and the tests that target it."""
+
+    path: str
+    tests: tuple[str, ...]
+
+
+TARGETS: dict[str, Target] = {
+    "storage": Target("stridewave/carriers/_storage.py", ("tests/carriers/test_storage.py",)),
+    "lifecycle": Target(
+        "stridewave/carriers/_lifecycle.py",
+        ("tests/carriers/test_ownership.py", "tests/carriers/test_contract.py"),
+    ),
+    "normalize": Target(
+        "stridewave/carriers/_normalize.py",
+        ("tests/carriers/test_normalization.py", "tests/carriers/test_bulk.py"),
+    ),
+    "layout": Target("stridewave/layout.py", ("tests/test_layout.py",)),
+    "scatter": Target(
+        "stridewave/carriers/_scatter.py", ("tests/test_scatter_plan.py", "tests/test_scatter.py")
+    ),
+}
+
+#: Mutants reviewed as equivalent (no observable behaviour changes), by mutmut's
+#: name, with the reason; docs/testing.md gives the same list. Names follow the
+#: source: re-review them when the module changes.
+EQUIVALENT: dict[str, str] = {}
+
+_STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests", 34: "skipped"}
+_TIMEOUT = {-24, 24, 152, 255, 36}
+
+
+def _mutmut_table(target: Target) -> str:
+    tests = ", ".join(f'"{t}"' for t in target.tests)
+    return (
+        "\n[tool.mutmut]\n"
+        'source_paths = ["stridewave"]\n'
+        f'only_mutate = ["{target.path}"]\n'
+        f"pytest_add_cli_args_test_selection = [{tests}]\n"
+        # Metal runs on MLX's worker threads, which a forked worker does not have.
+        'pytest_add_cli_args = ["-p", "no:cacheprovider", "-m", "not needs_mlx"]\n'
+        # mutmut's own process has a progress thread: fork workers from a server instead.
+        'process_isolation = "forkserver"\n'
+    )
+
+
+def _lay_out(name: str, target: Target) -> Path:
+    work = WORK / name
+    if work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis")
+    shutil.copytree(ROOT / "stridewave", work / "stridewave", ignore=ignore)
+    shutil.copytree(ROOT / "tests", work / "tests", ignore=ignore)
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    (work / "pyproject.toml").write_text(pyproject + _mutmut_table(target), encoding="utf-8")
+    return work
+
+
+def _results(work: Path, target: Target) -> dict[str, str]:
+    meta = json.loads((work / "mutants" / (target.path + ".meta")).read_text(encoding="utf-8"))
+    statuses: dict[str, str] = {}
+    for mutant, code in meta["exit_code_by_key"].items():
+        if code in _TIMEOUT:
+            statuses[mutant] = "timeout"
+        else:
+            statuses[mutant] = _STATUS.get(code, "not checked" if code is None else "suspicious")
+    return statuses
+
+
+def run(name: str, max_children: int) -> dict[str, object]:
+    """Run mutmut over one module; return its counts and score."""
+    target = TARGETS[name]
+    work = _lay_out(name, target)
+    start = time.monotonic()
+    command = [sys.executable, "-m", "mutmut", "run", "--max-children", str(max_children)]
+    subprocess.run(command, cwd=work, check=True, stdout=subprocess.DEVNULL)
+    seconds = time.monotonic() - start
+    statuses = _results(work, target)
+    survivors = sorted(m for m, s in statuses.items() if s != "killed" and m not in EQUIVALENT)
+    with (work / "survivors.txt").open("w", encoding="utf-8") as out:
+        for mutant in survivors:
+            shown = subprocess.run(
+                [sys.executable, "-m", "mutmut", "show", mutant],
+                cwd=work,
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            out.write(f"# {statuses[mutant]}\n{shown.stdout}\n")
+    equivalent = sum(1 for m in statuses if m in EQUIVALENT)
+    killed = sum(1 for m, s in statuses.items() if s == "killed" and m not in EQUIVALENT)
+    judged = len(statuses) - equivalent
+    return {
+        "module": target.path,
+        "mutants": len(statuses),
+        "equivalent": equivalent,
+        "killed": killed,
+        "survived": len(survivors),
+        "score": killed / judged if judged else 1.0,
+        "seconds": round(seconds),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the named modules (all by default) and print one line per module."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("modules", nargs="*", metavar="MODULE", help=", ".join(TARGETS))
+    parser.add_argument("--max-children", type=int, default=2)
+    args = parser.parse_args(argv)
+    unknown = [m for m in args.modules if m not in TARGETS]
+    if unknown:
+        parser.error(f"unknown module(s) {unknown}; choose from {', '.join(TARGETS)}")
+    failed = False
+    for name in args.modules or list(TARGETS):
+        row = run(name, args.max_children)
+        print(
+            f"{row['module']}: {row['killed']}/{row['mutants'] - row['equivalent']} "  # type: ignore[operator]
+            f"non-equivalent mutants killed ({row['score']:.1%}), {row['equivalent']} "
+            f"equivalent, {row['survived']} left (see .mutation/{name}/survivors.txt); "
+            f"{row['seconds']} s",
+            flush=True,
+        )
+        failed |= row["score"] < 0.95  # type: ignore[operator]
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
