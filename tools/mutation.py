@@ -109,16 +109,25 @@ def run(name: str, max_children: int) -> dict[str, object]:
     seconds = time.monotonic() - start
     statuses = _results(work, target)
     survivors = sorted(m for m, s in statuses.items() if s != "killed" and m not in EQUIVALENT)
+    # One process shows every survivor's diff (``mutmut show`` would start one each).
+    show = (
+        "import sys\n"
+        "from mutmut.mutation.diff_apply import get_diff_for_mutant\n"
+        "for line in sys.stdin.read().split():\n"
+        "    status, name = line.split('|')\n"
+        "    print(f'# {name}: {status}')\n"
+        f"    print(get_diff_for_mutant(name, path={target.path!r}))\n"
+    )
+    listing = " ".join(f"{statuses[m]}|{m}" for m in survivors)
     with (work / "survivors.txt").open("w", encoding="utf-8") as out:
-        for mutant in survivors:
-            shown = subprocess.run(
-                [sys.executable, "-m", "mutmut", "show", mutant],
-                cwd=work,
-                capture_output=True,
-                text=True,
-                check=False,
-            )
-            out.write(f"# {statuses[mutant]}\n{shown.stdout}\n")
+        subprocess.run(
+            [sys.executable, "-c", show],
+            cwd=work,
+            input=listing,
+            text=True,
+            stdout=out,
+            check=False,
+        )
     equivalent = sum(1 for m in statuses if m in EQUIVALENT)
     killed = sum(1 for m, s in statuses.items() if s == "killed" and m not in EQUIVALENT)
     judged = len(statuses) - equivalent

@@ -237,6 +237,7 @@ def test_the_belongs_to_message_shows_the_live_owner(kind: Kind) -> None:
         assert "NamedOwner('tiers-7')" in message, message
         assert "no longer" not in message, message
         assert RELEASED not in message, message
+        assert repr(tier) in message, message
     assert owner is not None  # alive until here
 
 
@@ -250,3 +251,147 @@ def test_a_real_owner_is_named_by_its_repr() -> None:
     message = str(info.value)
     assert repr(owner)[:40] in message, (repr(owner), message)
     assert "no longer" not in message, message
+
+
+def test_refusals_name_the_action_and_the_carrier(kind: Kind) -> None:
+    released = kind.make([1.0], F32, True)
+    released.release()
+    immutable = kind.make([1.0], F32, False)
+    owned = kind.make([1.0], F32, True)
+    owner = NamedOwner()
+    _claim(owner, owned)
+    for carrier in (released, immutable, owned):
+        for action in ("touch-the-version", "scatter-the-values"):
+            with pytest.raises(RuntimeError) as info:
+                if action.startswith("touch"):
+                    carrier._advance_version(action)
+                else:
+                    with carrier._mutation(action):
+                        pass
+            message = str(info.value)
+            assert f"cannot {action} on {carrier!r}" in message, message
+        with pytest.raises(RuntimeError) as info:
+            carrier.set_value(0, 2.0)
+        assert "set_value" in str(info.value) and repr(carrier) in str(info.value)
+        assert carrier.version == 0
+
+
+def test_each_successful_bulk_mutation_steps_the_version(kind: Kind) -> None:
+    carrier = kind.make([1.0], F32, True)
+    for expected in (1, 2, 3):
+        with carrier._mutation("scatter"):
+            pass
+        assert carrier.version == expected
+
+
+def test_only_the_owner_is_named_in_scope_and_unclaim_refusals(kind: Kind) -> None:
+    tier = kind.make([1.0], F32, True)
+    stranger = NamedOwner()
+    for attempt in (lambda: tier._access(stranger), lambda: tier._unclaim(stranger)):
+        # unowned: nobody may open a scope or give ownership back
+        with pytest.raises(RuntimeError, match="only its owner") as info:
+            attempt()
+        assert repr(tier) in str(info.value) and "NamedOwner('tiers-7')" in str(info.value)
+    owner = Owner()
+    _claim(owner, tier)
+    for attempt in (lambda: tier._access(stranger), lambda: tier._unclaim(stranger)):
+        with pytest.raises(RuntimeError, match="only its owner") as info:
+            attempt()
+        assert repr(tier) in str(info.value) and "NamedOwner('tiers-7')" in str(info.value)
+    assert tier.is_owned() and not tier.is_mutable()
+
+
+def test_an_owner_reference_names_a_dead_owner_by_kind() -> None:
+    import gc
+
+    from stridewave.carriers._lifecycle import _OwnerRef
+
+    owner = NamedOwner()
+    ref = _OwnerRef(owner)
+    assert repr(ref) == "NamedOwner('tiers-7')" and ref.target() is owner
+    del owner
+    gc.collect()
+    assert ref.target() is None
+    assert repr(ref) == "<NamedOwner, no longer alive>"
+
+
+def test_a_read_of_a_released_carrier_names_the_carrier_and_the_read(kind: Kind) -> None:
+    carrier = kind.make([1.0], F32, True)
+    carrier.release()
+    for action in (lambda: iter(carrier), lambda: np.asarray(carrier)):
+        with pytest.raises(RuntimeError, match=RELEASED) as info:
+            action()
+        message = str(info.value)
+        assert f"on {carrier!r}" in message and "cannot None" not in message, message
+
+
+def test_a_refused_move_names_the_move() -> None:
+    from stridewave import FileBacked
+
+    carrier = FileBacked(dtype=F32, mutable=False)
+    with pytest.raises(RuntimeError, match="mutable=False") as info:
+        carrier.resize(3)
+    assert f"cannot resize on {carrier!r}" in str(info.value)
+    assert carrier.size() == 0
+
+
+def _state_words(carrier: Carrier) -> set[str]:
+    inside = repr(carrier).split("(", 1)[1].rsplit(")", 1)[0]
+    return {word.strip() for part in inside.split(";")[0].split(",") for word in part.split()}
+
+
+def test_the_repr_names_the_lifecycle_state_in_plain_words(kind: Kind) -> None:
+    live = kind.make([1.0], F32, True)
+    assert "live" in _state_words(live) and "released" not in _state_words(live)
+    frozen = kind.make([1.0], F32, False)
+    assert {"live", "immutable"} <= _state_words(frozen)
+    owned = kind.make([1.0], F32, True)
+    owner = Owner()
+    _claim(owner, owned)
+    assert {"live", "owned"} <= _state_words(owned)
+    live.release()
+    assert "released" in _state_words(live) and "live" not in _state_words(live)
+
+
+def test_claim_refusals_name_the_carrier_and_the_reason(kind: Kind) -> None:
+    owner = Owner()
+    taken = kind.make([1.0], F32, True)
+    _claim(Owner(), taken)
+    released = kind.make([1.0], F32, True)
+    released.release()
+    first = kind.make([1.0], F32, True)
+    other = kind.make([1], DType.Int32, True)
+    cases: list[tuple[tuple[Carrier, ...], Carrier, str]] = [
+        ((first, taken), taken, "it already belongs to Owner"),
+        ((first, released), released, "it is released"),
+        ((first, first), first, "it is listed twice"),
+    ]
+    for batch, culprit, reason in cases:
+        with pytest.raises(RuntimeError) as info:
+            _claim(owner, *batch)
+        message = str(info.value)
+        assert f"cannot claim {culprit!r}: {reason}" in message, message
+        assert "Nothing was claimed" in message
+    with pytest.raises(ValueError) as value_info:
+        Carrier._claim_all(owner, (first, other), dtype=F32)
+    assert f"cannot claim {other!r}: it holds DType.Int32, not DType.Float32" in str(
+        value_info.value
+    )
+    with pytest.raises(TypeError) as type_info:
+        _claim(owner, first, 3.5)  # type: ignore[arg-type]
+    message = str(type_info.value)
+    assert "cannot claim 3.5" in message and "got float" in message, message
+    assert "Nothing was claimed" in message
+    assert not first.is_owned()
+
+
+def test_giving_ownership_back_inside_the_scope_leaves_the_carrier_writable(kind: Kind) -> None:
+    tier = kind.make([1.0], F32, True)
+    owner = Owner()
+    _claim(owner, tier)
+    with tier._access(owner):
+        tier._unclaim(owner)
+    assert not tier.is_owned() and tier.is_mutable()
+    tier[0] = 2.0
+    _claim(owner, tier)  # and it can be claimed again, outside the scope
+    assert not tier.is_mutable()
