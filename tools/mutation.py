@@ -55,7 +55,16 @@ TARGETS: dict[str, Target] = {
 #: Mutants reviewed as equivalent (no observable behaviour changes), by mutmut's
 #: name, with the reason; docs/testing.md gives the same list. Names follow the
 #: source: re-review them when the module changes.
-EQUIVALENT: dict[str, str] = {}
+_LC = "stridewave.carriers._lifecycle.x\u01c1_Lifecycle\u01c1"
+EQUIVALENT: dict[str, str] = {
+    f"{_LC}_claim_all__mutmut_25": "getattr(carrier, '_dtype') without a default: every "
+    "_Lifecycle is a Carrier, which sets _dtype before _init_lifecycle",
+    f"{_LC}_init_lifecycle__mutmut_5": "_scope_depth = None at birth: the depth is read only "
+    "while owned, and a claim sets it to 0",
+    f"{_LC}_init_lifecycle__mutmut_6": "_scope_depth = 1 at birth: as above",
+    f"{_LC}_unclaim__mutmut_11": "_scope_depth = 1 after unclaim: read only after the next "
+    "claim, which sets it to 0 (leaving an open scope takes it to 0, harmless while unowned)",
+}
 
 _STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests", 34: "skipped"}
 _TIMEOUT = {-24, 24, 152, 255, 36}

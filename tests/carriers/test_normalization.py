@@ -356,3 +356,86 @@ def test_a_refused_array_says_what_is_accepted_and_how_to_convert(
     assert dtype.name in message
     for word in words:
         assert word in message, (word, message)
+
+
+# -- every row through the list paths, and the refusals' words (mutation run) -------------
+
+
+@pytest.mark.parametrize(("dtype", "value", "expected"), ACCEPTED)
+def test_accepted_value_passes_the_list_paths(
+    kind: Kind, dtype: DType, value: object, expected: object
+) -> None:
+    if not _holds(kind, dtype):
+        return
+    fresh = kind.make([], dtype, True).new_like([value, value])
+    assert list(fresh) == [expected, expected]
+    assert type(fresh[1]) is type(expected)
+    if dtype is not F32:  # Float32 rounds in the backend write, not in the normalizer
+        assert normalize_scalar(dtype, value) == expected
+
+
+#: the distinctive words of each row's refusal: what it accepts, how to convert
+REFUSAL_WORDS = {
+    F32: ("real numbers", "float("),
+    I32: ("integers", "int("),
+    BOOL: ("True or False", "bool("),
+}
+OVERFLOW_WORDS = {F32: "2**128 - 2**103", I32: "[-2**31, 2**31 - 1]"}
+
+
+@pytest.mark.parametrize(("dtype", "value", "error"), REFUSED)
+def test_a_refused_value_is_named_with_the_rule_and_the_fix(
+    dtype: DType, value: object, error: type[Exception]
+) -> None:
+    from stridewave import CPU
+
+    carrier = CPU(1, dtype=dtype)
+    with pytest.raises(error) as info:
+        carrier[0] = value
+    message = str(info.value)
+    assert dtype.name in message
+    assert repr(value)[:40] in message, message
+    if error is TypeError:
+        for word in REFUSAL_WORDS[dtype]:
+            assert word in message, (word, message)
+        assert f"of type {type(value).__name__}" in message or type(value).__module__ in message
+    else:
+        assert OVERFLOW_WORDS[dtype] in message, message
+        assert "does not fit" in message
+
+
+@pytest.mark.parametrize("dtype", [F32, I32, BOOL], ids=lambda d: d.name)
+def test_storage_never_aliases_an_input_array_of_the_storage_dtype(
+    kind: Kind, dtype: DType
+) -> None:
+    if not _holds(kind, dtype):
+        return
+    source = np.array([_start(dtype), _start(dtype)], dtype=_NUMPY[dtype])
+    fresh = kind.make([], dtype, True).new_like(source)
+    before = list(fresh)
+    source[:] = np.zeros(2, dtype=source.dtype)  # the caller reuses its array
+    assert list(fresh) == before
+
+
+_NUMPY = {F32: np.float32, I32: np.int32, BOOL: np.bool_}
+
+
+@pytest.mark.parametrize(
+    ("dtype", "array", "words"),
+    [
+        (F32, np.array([3.5e38]), ("an array of float64", "2**128 - 2**103")),
+        (I32, np.array([2**31], np.int64), ("2147483648", "[-2**31, 2**31 - 1]")),
+        (I32, np.array([-(2**31) - 1], np.int64), ("-2147483649", "[-2**31, 2**31 - 1]")),
+    ],
+)
+def test_an_overflowing_array_is_named_with_the_limits(
+    dtype: DType, array: np.ndarray, words: tuple[str, ...]
+) -> None:
+    from stridewave import CPU
+
+    with pytest.raises(OverflowError) as info:
+        CPU(0, dtype=dtype).new_like(array)
+    message = str(info.value)
+    assert dtype.name in message and "does not fit" in message
+    for word in words:
+        assert word in message, (word, message)
