@@ -55,6 +55,7 @@ TARGETS: dict[str, Target] = {
 #: Mutants reviewed as equivalent (no observable behaviour changes), by mutmut's
 #: name, with the reason; docs/testing.md gives the same list. Names follow the
 #: source: re-review them when the module changes.
+_NA = "stridewave.carriers._normalize.x_normalize_array__mutmut_"
 _LC = "stridewave.carriers._lifecycle.x\u01c1_Lifecycle\u01c1"
 EQUIVALENT: dict[str, str] = {
     f"{_LC}_claim_all__mutmut_25": "getattr(carrier, '_dtype') without a default: every "
@@ -64,6 +65,25 @@ EQUIVALENT: dict[str, str] = {
     f"{_LC}_init_lifecycle__mutmut_6": "_scope_depth = 1 at birth: as above",
     f"{_LC}_unclaim__mutmut_11": "_scope_depth = 1 after unclaim: read only after the next "
     "claim, which sets it to 0 (leaving an open scope takes it to 0, harmless while unowned)",
+    **{
+        f"{_NA}{n}": "a converted array reported as not fresh: the caller copies it once "
+        "more (speed only)"
+        for n in (20, 68)
+    },
+    **{
+        f"{_NA}{n}": "'X' added to the accepted dtype kinds: no NumPy dtype has kind 'X'"
+        for n in (6, 30)
+    },
+    f"{_NA}42": "itemsize >= 4: int32 arrays are the storage dtype and return earlier",
+    f"{_NA}43": "itemsize > 5: no integer dtype has 5 to 8 bytes but the 8-byte ones",
+    f"{_NA}44": "kind 'u' or itemsize 4: also range-checks uint8/uint16 arrays, which "
+    "always fit (speed only)",
+    **{
+        f"{_NA}{n}": "the Bool row's kind test: a bool array is the storage dtype and returns "
+        "earlier, so every array reaching it is refused either way (and the conversion "
+        "below it is unreachable)"
+        for n in (71, 72, 81, 82)
+    },
 }
 
 _STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests", 34: "skipped"}

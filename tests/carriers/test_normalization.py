@@ -424,8 +424,10 @@ _NUMPY = {F32: np.float32, I32: np.int32, BOOL: np.bool_}
     ("dtype", "array", "words"),
     [
         (F32, np.array([3.5e38]), ("an array of float64", "2**128 - 2**103")),
-        (I32, np.array([2**31], np.int64), ("2147483648", "[-2**31, 2**31 - 1]")),
-        (I32, np.array([-(2**31) - 1], np.int64), ("-2147483649", "[-2**31, 2**31 - 1]")),
+        # the value named is the one that does not fit, whichever end it is at
+        (I32, np.array([-(2**31), 2**31], np.int64), ("got 2147483648,", "[-2**31, 2**31 - 1]")),
+        (I32, np.array([-(2**31) - 1, 5], np.int64), ("got -2147483649,", "[-2**31, 2**31 - 1]")),
+        (I32, np.array([2**32 - 1], np.uint32), ("got 4294967295,", "[-2**31, 2**31 - 1]")),
     ],
 )
 def test_an_overflowing_array_is_named_with_the_limits(
@@ -439,3 +441,18 @@ def test_an_overflowing_array_is_named_with_the_limits(
     assert dtype.name in message and "does not fit" in message
     for word in words:
         assert word in message, (word, message)
+
+
+def test_the_table_has_no_row_for_other_dtypes() -> None:
+    from stridewave.carriers import _normalize
+
+    for call in (
+        lambda: _normalize.scalar_normalizer(DType.Float64),
+        lambda: _normalize.storage_numpy_dtype(DType.Float64),
+        lambda: _normalize.normalize_array(
+            DType.Float64, np.zeros(1, np.float32), np.dtype(np.float64)
+        ),
+    ):
+        with pytest.raises(ValueError, match="Float64") as info:
+            call()
+        assert "Float32, Int32 or Bool" in str(info.value)
