@@ -376,9 +376,9 @@ def test_accepted_value_passes_the_list_paths(
 
 #: the distinctive words of each row's refusal: what it accepts, how to convert
 REFUSAL_WORDS = {
-    F32: ("real numbers", "float("),
-    I32: ("integers", "int("),
-    BOOL: ("True or False", "bool("),
+    F32: ("real numbers", "Convert with float("),
+    I32: ("integers", "Convert with int(", "bools are refused"),
+    BOOL: ("True or False", "Convert with bool("),
 }
 OVERFLOW_WORDS = {F32: "2**128 - 2**103", I32: "[-2**31, 2**31 - 1]"}
 
