@@ -38,7 +38,7 @@ def whole(carrier, shape=None):
 # -- Scenario: Scatter through a mapping ---------------------------------------------
 
 
-def test_scatter_through_a_mapping_stores_values_and_advances_version(kind):
+def test_scatter_through_a_mapping_stores_values_and_advances_version(kind) -> None:
     receiver = kind.make([0.0] * 8, DType.Float32, True)
     source = kind.make([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], DType.Float32, True)
     before = receiver.version
@@ -49,7 +49,7 @@ def test_scatter_through_a_mapping_stores_values_and_advances_version(kind):
     assert receiver.version == before + 1
 
 
-def test_scatter_uses_destination_offset(kind):
+def test_scatter_uses_destination_offset(kind) -> None:
     receiver = kind.make([0] * 6, DType.Int32, True)
     source = kind.make([7, 8], DType.Int32, True)
     onto = Tensor(receiver, Layout((2,)), offset=3)
@@ -58,7 +58,7 @@ def test_scatter_uses_destination_offset(kind):
     assert list(receiver) == [0, 0, 0, 8, 7, 0]
 
 
-def test_scatter_from_strided_source_view(kind):
+def test_scatter_from_strided_source_view(kind) -> None:
     receiver = kind.make([0] * 3, DType.Int32, True)
     source = kind.make([1, 2, 3, 4, 5, 6], DType.Int32, True)
     to_scatter = Tensor(source, Layout((3,), (-2,)), offset=5)  # 6, 4, 2
@@ -66,7 +66,7 @@ def test_scatter_from_strided_source_view(kind):
     assert list(receiver) == [6, 4, 2]
 
 
-def test_scatter_bool(kind):
+def test_scatter_bool(kind) -> None:
     if DType.Bool not in kind.dtypes:
         pytest.skip(f"{kind.name} cannot hold Bool (e.g. a FileBacked tier)")
     receiver = kind.make([False] * 3, DType.Bool, True)
@@ -75,7 +75,7 @@ def test_scatter_bool(kind):
     assert list(receiver) == [True, False, True]
 
 
-def test_zero_stride_later_logical_index_wins(kind):
+def test_zero_stride_later_logical_index_wins(kind) -> None:
     receiver = kind.make([0] * 3, DType.Int32, True)
     source = kind.make(list(range(12)), DType.Int32, True)
     receiver.scatter(whole(source, (4, 3)), whole(receiver), Layout((4, 3), (0, 1)))
@@ -85,14 +85,14 @@ def test_zero_stride_later_logical_index_wins(kind):
     assert list(wide) == [2, 5, 8, 11]
 
 
-def test_overlapping_strides_later_logical_index_wins(kind):
+def test_overlapping_strides_later_logical_index_wins(kind) -> None:
     receiver = kind.make([0] * 5, DType.Int32, True)
     source = kind.make(list(range(1, 10)), DType.Int32, True)
     receiver.scatter(whole(source, (3, 3)), whole(receiver), Layout((3, 3), (1, 1)))
     assert list(receiver) == [1, 4, 7, 8, 9]
 
 
-def test_source_sharing_receiver_reads_before_writing(kind):
+def test_source_sharing_receiver_reads_before_writing(kind) -> None:
     receiver = kind.make([1, 2, 3, 4, 5], DType.Int32, True)
     to_scatter = Tensor(receiver, Layout((4,)))
     receiver.scatter(to_scatter, whole(receiver), Layout((4,)), 1)
@@ -101,21 +101,21 @@ def test_source_sharing_receiver_reads_before_writing(kind):
     assert list(receiver) == [4, 3, 2, 1, 1]
 
 
-def test_zero_size_scatter_writes_nothing(kind):
+def test_zero_size_scatter_writes_nothing(kind) -> None:
     receiver = kind.make([1.0, 2.0], DType.Float32, True)
     source = kind.make([], DType.Float32, True)
     receiver.scatter(whole(source, (0, 3)), whole(receiver), Layout((0, 3), (5, -9)), 9)
     assert list(receiver) == [1.0, 2.0]
 
 
-def test_zero_d_scatter(kind):
+def test_zero_d_scatter(kind) -> None:
     receiver = kind.make([0.0, 0.0], DType.Float32, True)
     source = kind.make([2.5], DType.Float32, True)
     receiver.scatter(Tensor(source, Layout(())), whole(receiver), Layout(()), 1)
     assert list(receiver) == [0.0, 2.5]
 
 
-def test_injective_scatter_builds_no_index_array(kind):
+def test_injective_scatter_builds_no_index_array(kind) -> None:
     receiver = kind.make([0] * 12, DType.Int32, True)
     source = kind.make(list(range(12)), DType.Int32, True)
 
@@ -130,7 +130,7 @@ def test_injective_scatter_builds_no_index_array(kind):
 # -- Normalization ---------------------------------------------------------------------
 
 
-def test_int32_values_scatter_into_float32(kind):
+def test_int32_values_scatter_into_float32(kind) -> None:
     receiver = kind.make([0.0] * 2, DType.Float32, True)
     source = kind.make([3, -4], DType.Int32, True)
     receiver.scatter(whole(source), whole(receiver), Layout((2,)))
@@ -150,7 +150,7 @@ def test_int32_values_scatter_into_float32(kind):
 )
 def test_refused_normalization_raises_type_error_and_changes_nothing(
     kind, source_dtype, source_values, receiver_dtype, zero
-):
+) -> None:
     if source_dtype not in kind.dtypes or receiver_dtype not in kind.dtypes:
         pytest.skip(f"{kind.name} cannot hold {source_dtype!r} and {receiver_dtype!r}")
     receiver = kind.make([zero], receiver_dtype, True)
@@ -161,7 +161,7 @@ def test_refused_normalization_raises_type_error_and_changes_nothing(
     assert receiver.version == 0
 
 
-def test_bulk_path_never_calls_the_scalar_normalizer(kind):
+def test_bulk_path_never_calls_the_scalar_normalizer(kind) -> None:
     receiver = kind.make([0.0] * 4, DType.Float32, True)
     source = kind.make([1, 2, 3, 4], DType.Int32, True)
 
@@ -202,19 +202,19 @@ def setup(kind):
         (lambda s, d: (s, d, Layout((2,)), None), "mapping_offset must be an integer"),
     ],
 )
-def test_wrong_argument_types_raise_type_error(setup, args, pattern):
+def test_wrong_argument_types_raise_type_error(setup, args, pattern) -> None:
     receiver, source, onto = setup
     with unchanged(receiver), pytest.raises(TypeError, match=pattern):
         receiver.scatter(*args(source, onto))
 
 
-def test_mapping_offset_accepts_index_objects(setup):
+def test_mapping_offset_accepts_index_objects(setup) -> None:
     receiver, source, onto = setup
     receiver.scatter(source, onto, Layout((2,)), np.int64(2))
     assert list(receiver) == [0.0, 0.0, 1.0, 2.0]
 
 
-def test_compound_argument_raises_value_error(setup):
+def test_compound_argument_raises_value_error(setup) -> None:
     import uuid
 
     from stridewave import ScaledDType
@@ -230,20 +230,20 @@ def test_compound_argument_raises_value_error(setup):
         receiver.scatter(source, compound, Layout((2,)))
 
 
-def test_foreign_destination_raises_value_error(kind, setup):
+def test_foreign_destination_raises_value_error(kind, setup) -> None:
     receiver, source, _ = setup
     other = kind.make([0.0] * 4, DType.Float32, True)
     with unchanged(receiver), unchanged(other), pytest.raises(ValueError, match="not the receiver"):
         receiver.scatter(source, whole(other), Layout((2,)))
 
 
-def test_mapping_shape_mismatch_raises_value_error(setup):
+def test_mapping_shape_mismatch_raises_value_error(setup) -> None:
     receiver, source, onto = setup
     with unchanged(receiver), pytest.raises(ValueError, match=r"shape \(1, 2\)"):
         receiver.scatter(source, onto, Layout((1, 2)))
 
 
-def test_negative_mapping_offset_raises_value_error(setup):
+def test_negative_mapping_offset_raises_value_error(setup) -> None:
     receiver, source, onto = setup
     with unchanged(receiver), pytest.raises(ValueError, match=">= 0"):
         receiver.scatter(source, onto, Layout((2,)), -1)
@@ -258,7 +258,7 @@ def test_negative_mapping_offset_raises_value_error(setup):
         (Layout((2,), (5,)), 0, 5, 1),
     ],
 )
-def test_destination_out_of_range_raises_index_error(setup, mapping, offset, bad, element):
+def test_destination_out_of_range_raises_index_error(setup, mapping, offset, bad, element) -> None:
     receiver, source, onto = setup
     with (
         unchanged(receiver),
@@ -270,14 +270,14 @@ def test_destination_out_of_range_raises_index_error(setup, mapping, offset, bad
         receiver.scatter(source, onto, mapping, offset)
 
 
-def test_immutable_receiver_raises_runtime_error(kind):
+def test_immutable_receiver_raises_runtime_error(kind) -> None:
     receiver = kind.make([0.0, 0.0], DType.Float32, False)
     source = kind.make([1.0, 2.0], DType.Float32, True)
     with unchanged(receiver), pytest.raises(RuntimeError):
         receiver.scatter(whole(source), whole(receiver), Layout((2,)))
 
 
-def test_released_receiver_raises_runtime_error(kind):
+def test_released_receiver_raises_runtime_error(kind) -> None:
     receiver = kind.make([0.0, 0.0], DType.Float32, True)
     source = kind.make([1.0, 2.0], DType.Float32, True)
     onto = whole(receiver)
@@ -287,13 +287,13 @@ def test_released_receiver_raises_runtime_error(kind):
     assert receiver.version == 0
 
 
-def test_type_errors_come_before_mutability(kind):
+def test_type_errors_come_before_mutability(kind) -> None:
     receiver = kind.make([0.0, 0.0], DType.Float32, False)
     with pytest.raises(TypeError):
         receiver.scatter(None, whole(receiver), Layout((2,)))
 
 
-def test_file_backed_scatter_raises_not_implemented_error():
+def test_file_backed_scatter_raises_not_implemented_error() -> None:
     receiver = FileBacked(dtype=DType.Float32)
     try:
         with pytest.raises(NotImplementedError, match="FileBacked"):
@@ -317,7 +317,7 @@ def cases(draw, layout_strategy=None):  # type: ignore[no-untyped-def]
 
 
 @given(cases(), st.sampled_from(SCATTER_KINDS), st.integers(0, 2**20))
-def test_scatter_matches_model(case, kind, seed):
+def test_scatter_matches_model(case, kind, seed) -> None:
     mapping, onto_offset, mapping_offset, size, share = case
     rng = np.random.default_rng(seed)
     initial = rng.integers(-100, 100, size).tolist()
@@ -338,7 +338,7 @@ def test_scatter_matches_model(case, kind, seed):
 
 
 @given(cases(injective_layouts()), st.sampled_from(SCATTER_KINDS))
-def test_injective_scatter_matches_model_without_index_arrays(case, kind):
+def test_injective_scatter_matches_model_without_index_arrays(case, kind) -> None:
     mapping, onto_offset, mapping_offset, size, _ = case
     initial = [-1.0] * size
     values = [float(v) for v in range(mapping.size)]
@@ -354,14 +354,14 @@ def test_injective_scatter_matches_model_without_index_arrays(case, kind):
     assert list(receiver) == model(initial, onto_offset + mapping_offset, mapping, values)
 
 
-def test_bounds_are_checked_before_mutability(kind):
+def test_bounds_are_checked_before_mutability(kind) -> None:
     receiver = kind.make([0.0, 0.0], DType.Float32, False)
     source = kind.make([1.0, 2.0], DType.Float32, True)
     with unchanged(receiver), pytest.raises(IndexError, match="physical index 2"):
         receiver.scatter(whole(source), whole(receiver), Layout((2,)), 1)
 
 
-def test_owned_receiver_refuses_scatter(kind):
+def test_owned_receiver_refuses_scatter(kind) -> None:
     receiver = kind.make([0.0, 0.0], DType.Float32, True)
     source = kind.make([1.0, 2.0], DType.Float32, True)
     owner = type("Owner", (), {})()  # a composite stand-in (weakly referenced)
@@ -373,7 +373,7 @@ def test_owned_receiver_refuses_scatter(kind):
     assert list(receiver) == [1.0, 2.0]
 
 
-def test_released_source_raises_runtime_error_and_changes_nothing(kind):
+def test_released_source_raises_runtime_error_and_changes_nothing(kind) -> None:
     receiver = kind.make([0.0, 0.0], DType.Float32, True)
     source_carrier = kind.make([1.0, 2.0], DType.Float32, True)
     source = whole(source_carrier)

@@ -11,6 +11,7 @@ import ctypes
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pytest
@@ -29,7 +30,7 @@ from stridewave import (
 
 F32, I32, BOOL = DType.Float32, DType.Int32, DType.Bool
 
-_NP = {F32: np.float32, I32: np.int32, BOOL: np.bool_}
+_NP: dict[DType, type[np.generic]] = {F32: np.float32, I32: np.int32, BOOL: np.bool_}
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,8 @@ def _raw_via_pointer(carrier: Carrier) -> list[object]:
     dtype = np.dtype(_NP[carrier.dtype()])
     n = carrier.size()
     buffer = (ctypes.c_char * (n * dtype.itemsize)).from_address(carrier.pointer())
-    return np.frombuffer(buffer, dtype=dtype, count=n).tolist()
+    values: list[object] = np.frombuffer(buffer, dtype=dtype, count=n).tolist()  # type: ignore[call-overload]
+    return values
 
 
 def _raw_generic(carrier: Carrier) -> list[object]:
@@ -74,8 +76,10 @@ def _raw_generic(carrier: Carrier) -> list[object]:
 
 def _raw_file(carrier: Carrier) -> list[object]:
     assert isinstance(carrier, FileBacked)
-    code = {F32: "<f4", I32: "<i4"}[carrier.dtype()]
-    return np.fromfile(carrier.path, dtype=code).tolist()
+    codes: dict[DType, str] = {F32: "<f4", I32: "<i4"}
+    code = codes[carrier.dtype()]
+    values: list[object] = np.fromfile(carrier.path, dtype=code).tolist()
+    return values
 
 
 def _make_cpu(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
@@ -89,7 +93,9 @@ def _make_cpu(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
 
 
 def _make_wrapped(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
-    array = np.array(values, dtype=_NP[dtype]) if values else np.zeros(0, _NP[dtype])
+    array: np.ndarray[Any, Any] = (
+        np.array(values, dtype=_NP[dtype]) if values else np.zeros(0, _NP[dtype])
+    )
     return CPU.from_numpy(array, mutable=mutable)
 
 
@@ -304,8 +310,12 @@ KIND_DTYPES = [
 ]
 
 #: a sample non-zero value per dtype, and a second distinct one
-SAMPLE = {F32: (1.5, -2.25), I32: (7, -3), BOOL: (True, False)}
-ZERO = {F32: 0.0, I32: 0, BOOL: False}
+SAMPLE: dict[DType, tuple[object, object]] = {
+    F32: (1.5, -2.25),
+    I32: (7, -3),
+    BOOL: (True, False),
+}
+ZERO: dict[DType, object] = {F32: 0.0, I32: 0, BOOL: False}
 
 
 def fresh_name(prefix: str = "T") -> str:

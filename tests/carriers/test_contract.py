@@ -28,7 +28,7 @@ def test_read_and_write_one_slot(kind: Kind, dtype: DType) -> None:
     assert carrier.dtype() is dtype
     assert [carrier.get_value(i) for i in range(3)] == [a, b, a]
     assert [carrier[i] for i in range(3)] == [a, b, a]
-    assert carrier.set_value(1, a) is None
+    assert carrier.set_value(1, a) is None  # type: ignore[func-returns-value]
     carrier[2] = b
     assert kind.raw_values(carrier) == [a, a, b]
     assert type(carrier[0]) is type(a)
@@ -310,9 +310,9 @@ def test_release_a_carrier_twice(kind: Kind, dtype: DType) -> None:
     a, b = SAMPLE[dtype]
     carrier = kind.make([a, b], dtype, True)
     assert carrier.is_released() is False
-    assert carrier.release() is None
+    assert carrier.release() is None  # type: ignore[func-returns-value]
     assert carrier.is_released() is True
-    assert carrier.release() is None
+    assert carrier.release() is None  # type: ignore[func-returns-value]
     assert carrier.is_released() is True
     assert carrier.size() == 0
     assert len(carrier) == 0

@@ -310,7 +310,8 @@ def test_factories_return_promoted_hierarchies(e: Evictable, evicted: bool) -> N
         e.allocate_like(2, dtype=I32, mutable=False),
     ]
     for fresh in made:
-        assert isinstance(fresh, Evictable) and not fresh.is_evicted()
+        assert isinstance(fresh, Evictable)
+        assert not fresh.is_evicted()
         assert type(fresh.primary) is CPU and type(fresh.secondary) is FileBacked
         assert fresh.secondary.size() == 0 and fresh.secondary is not e.secondary
         assert fresh.secondary._intrinsic_mutable and fresh.version == 0
@@ -417,6 +418,7 @@ def test_failed_secondary_shrink_warns_and_stays_promoted(e: Evictable) -> None:
         e.promote()
     assert not e.is_evicted() and list(e) == [1.0, 2.0, 3.0]
     e.evict()  # the stale copy is simply replaced
+    assert isinstance(e.secondary, FileBacked)
     assert np.fromfile(e.secondary.path, dtype="<f4").tolist() == [1.0, 2.0, 3.0]
 
 

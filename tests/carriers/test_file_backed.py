@@ -38,7 +38,7 @@ def test_require_the_keyword_only_dtype_before_file_creation() -> None:
     with pytest.raises(TypeError, match="missing 1 required keyword-only argument: 'dtype'"):
         FileBacked()  # type: ignore[call-arg]
     with pytest.raises(TypeError, match="positional argument"):
-        FileBacked("x.raw", F32)  # type: ignore[misc]
+        FileBacked("x.raw", F32)  # type: ignore[call-arg, arg-type]
     with pytest.raises(TypeError, match="positional argument"):
         FileBacked(None, True, F32)  # type: ignore[misc]
     assert _files() == before

@@ -7,6 +7,8 @@ after every step the carrier's values, raw storage and version agree with the mo
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -25,12 +27,12 @@ from .conftest import KIND_DTYPES, ZERO, Kind
 
 F32, I32, BOOL = DType.Float32, DType.Int32, DType.Bool
 
-VALUES = {
+VALUES: dict[DType, st.SearchStrategy[Any]] = {
     F32: st.floats(width=32, allow_nan=False),
     I32: st.integers(-(2**31), 2**31 - 1),
     BOOL: st.booleans(),
 }
-REFUSED = {
+REFUSED: dict[DType, st.SearchStrategy[Any]] = {
     F32: st.sampled_from([True, "1.0", None, 1j, 1e39, -3.5e38]),
     I32: st.sampled_from([1.0, True, "1", None, 2**31, -(2**31) - 1]),
     BOOL: st.sampled_from([0, 1, 1.0, "True", None]),
@@ -64,7 +66,7 @@ def machine_for(kind: Kind, dtype: DType) -> type[RuleBasedStateMachine]:
                 if use_setitem:
                     self.carrier[index] = value
                 else:
-                    assert self.carrier.set_value(index, value) is None
+                    assert self.carrier.set_value(index, value) is None  # type: ignore[func-returns-value]
             except RuntimeError:
                 assert self.released or not self.mutable
             except IndexError:

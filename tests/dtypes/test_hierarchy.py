@@ -48,7 +48,9 @@ def test_opaque_storage_query_absent_on_extensions(unique_name: str) -> None:
 
 
 @pytest.mark.parametrize(("name", "spec"), list(BUILTINS.items()))
-def test_builtin_graph_is_exact(name: str, spec: tuple[type, int | None, str | None]) -> None:
+def test_builtin_graph_is_exact(
+    name: str, spec: tuple[type[DType], int | None, str | None]
+) -> None:
     kind, bits, supertype = spec
     dt = getattr(DType, name)
     assert type(dt) is kind
@@ -58,6 +60,7 @@ def test_builtin_graph_is_exact(name: str, spec: tuple[type, int | None, str | N
         assert not hasattr(dt, "bits")
     else:
         assert dt.is_simple()
+        assert isinstance(dt, SimpleDType)
         assert dt.bits == bits
         assert type(dt.bits) is int
     assert dt.supertype is (None if supertype is None else getattr(DType, supertype))

@@ -15,7 +15,6 @@ import numpy as np
 import pytest
 
 from stridewave import DType, FileBacked
-from stridewave.carriers import _file_backed
 from stridewave.carriers._file_backed import session_directory
 
 F32 = DType.Float32
@@ -75,7 +74,7 @@ def _full_disk(*args: object) -> None:
 def test_full_disk_on_allocate_and_resize_keeps_values(monkeypatch: pytest.MonkeyPatch) -> None:
     keep = FileBacked(dtype=F32).new_like([1.0, 2.0, 3.0])
     files = sorted(os.listdir(session_directory()))
-    monkeypatch.setattr(_file_backed.os, "posix_fallocate", _full_disk)
+    monkeypatch.setattr(os, "posix_fallocate", _full_disk)
     for action in (lambda: keep.allocate_like(10), lambda: keep.resize(10)):
         with pytest.raises(OSError, match="disk is full") as info:
             action()
