@@ -8,7 +8,9 @@ from stridewave.layout import Layout
 
 
 @st.composite
-def layouts(draw, max_ndim=4, max_extent=5, max_stride=6, min_ndim=0):  # type: ignore[no-untyped-def]
+def layouts(
+    draw: st.DrawFn, max_ndim: int = 4, max_extent: int = 5, max_stride: int = 6, min_ndim: int = 0
+) -> Layout:
     """Any layout: extents 0..max_extent, strides positive, negative or zero."""
     ndim = draw(st.integers(min_ndim, max_ndim))
     shape = tuple(draw(st.integers(0, max_extent)) for _ in range(ndim))
@@ -17,7 +19,7 @@ def layouts(draw, max_ndim=4, max_extent=5, max_stride=6, min_ndim=0):  # type: 
 
 
 @st.composite
-def injective_layouts(draw, max_ndim=3, max_extent=5):  # type: ignore[no-untyped-def]
+def injective_layouts(draw: st.DrawFn, max_ndim: int = 3, max_extent: int = 5) -> Layout:
     """Permuted, possibly reversed and padded row-major layouts: never overlapping."""
     ndim = draw(st.integers(0, max_ndim))
     shape = tuple(draw(st.integers(1, max_extent)) for _ in range(ndim))

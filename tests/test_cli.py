@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -58,7 +59,7 @@ def test_demo_on_the_shipped_data_set_reports_every_step() -> None:
     assert "MXFP4 (E2M1): skipped, E2M1 has no NaN" in out  # the data has missing weeks
 
 
-def test_demo_on_a_user_npy_file(tmp_path) -> None:
+def test_demo_on_a_user_npy_file(tmp_path: Path) -> None:
     data = np.arange(12, dtype=np.int64).reshape(4, 3) * 7
     path = tmp_path / "table.npy"
     np.save(path, data)
@@ -69,7 +70,7 @@ def test_demo_on_a_user_npy_file(tmp_path) -> None:
     assert "every value survived" in proc.stdout
 
 
-def test_demo_on_a_user_csv_written_by_numpy(tmp_path) -> None:
+def test_demo_on_a_user_csv_written_by_numpy(tmp_path: Path) -> None:
     rng = np.random.default_rng(7)
     data = rng.normal(size=(50, 4))
     path = tmp_path / "table.csv"
@@ -81,7 +82,7 @@ def test_demo_on_a_user_csv_written_by_numpy(tmp_path) -> None:
     assert "MXFP4 (E2M1): 4.25 bits/value" in proc.stdout
 
 
-def test_demo_on_a_raw_file_with_dtype(tmp_path) -> None:
+def test_demo_on_a_raw_file_with_dtype(tmp_path: Path) -> None:
     path = tmp_path / "values.bin"
     np.linspace(0, 1, 64, dtype="<f4").tofile(path)
     proc = run_cli("demo", str(path), "--dtype", "<f4", "--no-metal")
@@ -107,7 +108,7 @@ def test_demo_on_a_raw_file_with_dtype(tmp_path) -> None:
     ],
 )
 def test_demo_bad_input_is_one_clear_line_and_nonzero_exit(
-    tmp_path, name, content, args, message
+    tmp_path: Path, name: str, content: bytes | None, args: tuple[str, ...], message: str
 ) -> None:
     path = tmp_path / name
     if content is not None:
@@ -125,7 +126,7 @@ def test_demo_bad_input_is_one_clear_line_and_nonzero_exit(
     assert proc.stdout == ""
 
 
-def test_demo_stores_a_bool_table_as_int32_so_it_can_evict_to_a_file(tmp_path) -> None:
+def test_demo_stores_a_bool_table_as_int32_so_it_can_evict_to_a_file(tmp_path: Path) -> None:
     path = tmp_path / "flags.npy"
     np.save(path, np.array([[True, False], [False, True]]))
     proc = run_cli("demo", str(path), "--no-metal")
@@ -135,7 +136,7 @@ def test_demo_stores_a_bool_table_as_int32_so_it_can_evict_to_a_file(tmp_path) -
     assert proc.stderr == ""
 
 
-def test_demo_reports_integer_rounding_and_overflow_without_warnings(tmp_path) -> None:
+def test_demo_reports_integer_rounding_and_overflow_without_warnings(tmp_path: Path) -> None:
     ints = tmp_path / "ints.npy"
     np.save(ints, np.array([2**40 + 1, 16777217, 3]))
     proc = run_cli("demo", str(ints), "--no-metal")
@@ -149,7 +150,7 @@ def test_demo_reports_integer_rounding_and_overflow_without_warnings(tmp_path) -
     assert "Warning" not in proc.stderr
 
 
-def test_demo_reads_numpy_savetxt_headers_and_a_bom(tmp_path) -> None:
+def test_demo_reads_numpy_savetxt_headers_and_a_bom(tmp_path: Path) -> None:
     path = tmp_path / "t.csv"
     np.savetxt(path, np.ones((3, 2)), delimiter=",", header="x,y")  # numpy writes "# x,y"
     proc = run_cli("demo", str(path), "--no-metal")

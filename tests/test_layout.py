@@ -36,15 +36,15 @@ def test_accepts_lists_and_index_objects() -> None:
 
 
 @pytest.mark.parametrize("shape", [3, "23", None, (2.0, 3), (True, 3), (np.bool_(True),)])
-def test_bad_shape_type_raises_type_error(shape) -> None:
+def test_bad_shape_type_raises_type_error(shape: object) -> None:
     with pytest.raises(TypeError, match="shape"):
-        Layout(shape)
+        Layout(shape)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("strides", [1, (1.0,), (False,)])
-def test_bad_strides_type_raises_type_error(strides) -> None:
+def test_bad_strides_type_raises_type_error(strides: object) -> None:
     with pytest.raises(TypeError, match="strides"):
-        Layout((3,), strides)
+        Layout((3,), strides)  # type: ignore[arg-type]
 
 
 def test_negative_extent_raises_value_error() -> None:
@@ -67,7 +67,7 @@ def test_is_immutable() -> None:
     with pytest.raises(AttributeError, match="immutable"):
         layout.shape = (3, 2)  # type: ignore[misc]
     with pytest.raises(AttributeError, match="immutable"):
-        layout._shape = (3, 2)  # type: ignore[misc]
+        layout._shape = (3, 2)
     with pytest.raises(AttributeError, match="immutable"):
         del layout._strides
     assert not hasattr(layout, "__dict__")
@@ -83,7 +83,7 @@ def test_equality_and_hash() -> None:
 
 
 @pytest.mark.parametrize("protocol", range(pickle.HIGHEST_PROTOCOL + 1))
-def test_pickle_and_copy_round_trip(protocol) -> None:
+def test_pickle_and_copy_round_trip(protocol: int) -> None:
     layout = Layout((2, 3), (-1, 4))
     assert pickle.loads(pickle.dumps(layout, protocol)) == layout
     assert copy.deepcopy(layout) == layout
@@ -107,13 +107,13 @@ def test_index_of_zero_d_layout() -> None:
 
 
 @pytest.mark.parametrize("i", [1.0, "1", None, True])
-def test_index_with_non_index_raises_type_error(i) -> None:
+def test_index_with_non_index_raises_type_error(i: object) -> None:
     with pytest.raises(TypeError, match="logical index"):
-        Layout((3,)).index(i)
+        Layout((3,)).index(i)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("i", [-1, 3, 100])
-def test_index_out_of_range_raises_index_error_with_both_numbers(i) -> None:
+def test_index_out_of_range_raises_index_error_with_both_numbers(i: int) -> None:
     with pytest.raises(IndexError, match=rf"logical index {i} .* 3 elements"):
         Layout((3,)).index(i)
 
@@ -127,12 +127,12 @@ def test_indices_dtype_and_shape() -> None:
 
 
 @given(layouts())
-def test_indices_agree_with_index(layout) -> None:
+def test_indices_agree_with_index(layout: Layout) -> None:
     assert layout.indices().tolist() == [layout.index(i) for i in range(layout.size)]
 
 
 @given(layouts())
-def test_min_and_max_index_bound_indices_exactly(layout) -> None:
+def test_min_and_max_index_bound_indices_exactly(layout: Layout) -> None:
     offsets = layout.indices()
     if layout.size == 0:
         assert (layout.min_index, layout.max_index) == (0, -1)
@@ -142,14 +142,14 @@ def test_min_and_max_index_bound_indices_exactly(layout) -> None:
 
 
 @given(layouts())
-def test_is_injective_matches_exact_check(layout) -> None:
+def test_is_injective_matches_exact_check(layout: Layout) -> None:
     offsets = layout.indices()
     assert layout.is_injective() == (np.unique(offsets).size == offsets.size)
     assert layout.is_injective() == layout.is_injective()  # cached answer
 
 
 @given(injective_layouts())
-def test_permuted_layouts_are_injective_without_enumeration(layout) -> None:
+def test_permuted_layouts_are_injective_without_enumeration(layout: Layout) -> None:
     # the cheap stride test must decide these without building the offsets
     assert layout._compute_injective_cheap() is True
 
@@ -166,12 +166,14 @@ def test_permuted_layouts_are_injective_without_enumeration(layout) -> None:
         ((0, 3), (0, 0), True),
     ],
 )
-def test_is_injective_examples(shape, strides, expected) -> None:
+def test_is_injective_examples(
+    shape: tuple[int, ...], strides: tuple[int, ...], expected: bool
+) -> None:
     assert Layout(shape, strides).is_injective() is expected
 
 
 @given(st.integers(0, 4), st.integers(0, 4))
-def test_transpose_layout_matches_numpy(rows, cols) -> None:
+def test_transpose_layout_matches_numpy(rows: int, cols: int) -> None:
     layout = Layout((rows, cols), (1, rows))
     expected = np.arange(rows * cols).reshape(cols, rows).T.ravel()
     assert layout.indices().tolist() == expected.tolist()

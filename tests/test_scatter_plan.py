@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator, Sequence
+from typing import Any, NoReturn
 from unittest import mock
 
 import numpy as np
@@ -15,8 +17,13 @@ from stridewave.carriers._scatter import plan_scatter, scatter_indices, scatter_
 from stridewave.layout import Layout
 from tests.strategies import injective_layouts, layouts
 
+#: (destination, base slot, mapping, values): one scatter for the planner
+PlanCase = tuple[np.ndarray[Any, Any], int, Layout, np.ndarray[Any, Any]]
 
-def model_scatter(dest, base, mapping, values):
+
+def model_scatter(
+    dest: list[object], base: int, mapping: Layout, values: Sequence[object]
+) -> list[object]:
     """The specification as a list and a loop: later logical indices overwrite."""
     out = list(dest)
     for i in range(mapping.size):
@@ -25,7 +32,9 @@ def model_scatter(dest, base, mapping, values):
 
 
 @st.composite
-def scatter_cases(draw, layout_strategy=None):  # type: ignore[no-untyped-def]
+def scatter_cases(
+    draw: st.DrawFn, layout_strategy: st.SearchStrategy[Layout] | None = None
+) -> PlanCase:
     mapping = draw(layout_strategy if layout_strategy is not None else layouts())
     base = -mapping.min_index + draw(st.integers(0, 3))
     size = max(base + mapping.max_index + 1, 0) + draw(st.integers(0, 3))
@@ -35,7 +44,7 @@ def scatter_cases(draw, layout_strategy=None):  # type: ignore[no-untyped-def]
 
 
 @given(scatter_cases())
-def test_scatter_numpy_matches_model(case) -> None:
+def test_scatter_numpy_matches_model(case: PlanCase) -> None:
     dest, base, mapping, values = case
     expected = model_scatter(dest.tolist(), base, mapping, values.tolist())
     scatter_numpy(dest, base, mapping, values)
@@ -43,7 +52,7 @@ def test_scatter_numpy_matches_model(case) -> None:
 
 
 @given(scatter_cases())
-def test_scatter_indices_match_model(case) -> None:
+def test_scatter_indices_match_model(case: PlanCase) -> None:
     dest, base, mapping, values = case
     expected = model_scatter(dest.tolist(), base, mapping, values.tolist())
     unique, positions = scatter_indices(base, mapping)
@@ -55,10 +64,10 @@ def test_scatter_indices_match_model(case) -> None:
 
 
 @contextlib.contextmanager
-def forbid_index_arrays():
+def forbid_index_arrays() -> Iterator[None]:
     """Make any index-array construction fail: the strided path must not need one."""
 
-    def forbidden(*args, **kwargs):
+    def forbidden(*args: object, **kwargs: object) -> NoReturn:
         raise AssertionError("an index array was built on the strided fast path")
 
     with (
@@ -69,13 +78,13 @@ def forbid_index_arrays():
 
 
 @pytest.fixture
-def no_index_arrays():
+def no_index_arrays() -> Iterator[None]:
     with forbid_index_arrays():
         yield
 
 
 @given(scatter_cases(injective_layouts()))
-def test_injective_mapping_takes_strided_path_without_index_array(case) -> None:
+def test_injective_mapping_takes_strided_path_without_index_array(case: PlanCase) -> None:
     dest, base, mapping, values = case
     expected = model_scatter(dest.tolist(), base, mapping, values.tolist())
     with forbid_index_arrays():
@@ -83,7 +92,7 @@ def test_injective_mapping_takes_strided_path_without_index_array(case) -> None:
     assert dest.tolist() == expected
 
 
-def test_zero_stride_keeps_last_logical_index(no_index_arrays) -> None:
+def test_zero_stride_keeps_last_logical_index(no_index_arrays: None) -> None:
     dest = np.zeros(4, np.float32)
     values = np.arange(12, dtype=np.float32).reshape(3, 4).ravel()
     scatter_numpy(dest, 0, Layout((3, 4), (0, 1)), values)
@@ -128,7 +137,7 @@ def test_source_sharing_destination_reversed() -> None:
 
 
 @given(st.lists(st.integers(0, 30), max_size=40), st.booleans())
-def test_unique_last_keeps_last_position(raw, sparse) -> None:
+def test_unique_last_keeps_last_position(raw: list[int], sparse: bool) -> None:
     indices = np.array(raw, dtype=np.int64) * (10**6 if sparse else 1)
     unique, positions = unique_last(indices)
     expected = {}
@@ -142,7 +151,9 @@ def test_unique_last_keeps_last_position(raw, sparse) -> None:
     ("shape", "strides"),
     [((1500, 1400), (1, 1500)), ((2_100_000,), (-1,)), ((700, 3, 1000), (3000, 1, 3))],
 )
-def test_large_copies_tiled_and_threaded_match_numpy(shape, strides, monkeypatch) -> None:
+def test_large_copies_tiled_and_threaded_match_numpy(
+    shape: tuple[int, ...], strides: tuple[int, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("STRIDEWAVE_SCATTER_THREADS", "2")
     mapping = Layout(shape, strides)
     base = -mapping.min_index
@@ -154,7 +165,7 @@ def test_large_copies_tiled_and_threaded_match_numpy(shape, strides, monkeypatch
     assert np.array_equal(dest, expected)
 
 
-def test_threads_setting_is_read_from_environment(monkeypatch) -> None:
+def test_threads_setting_is_read_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("STRIDEWAVE_SCATTER_THREADS", "3")
     assert _scatter._threads() == 3
     monkeypatch.setenv("STRIDEWAVE_SCATTER_THREADS", "nonsense")

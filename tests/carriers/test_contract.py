@@ -57,7 +57,7 @@ def test_index_without_index_protocol_raises_type_error(kind: Kind, index: objec
     with pytest.raises(TypeError, match="integer-index protocol"):
         carrier.get_value(index)
     with pytest.raises(TypeError):
-        carrier[index] = 1.0  # type: ignore[index]
+        carrier[index] = 1.0
     assert carrier.version == 0
 
 
@@ -286,7 +286,7 @@ def test_failed_writes_leave_value_and_version(kind: Kind) -> None:
         ("a", 1.0, TypeError),
     ]:
         with pytest.raises(error):
-            carrier[index] = value  # type: ignore[index]
+            carrier[index] = value
         with pytest.raises(error):
             carrier.set_value(index, value)
     assert carrier.version == 0
@@ -416,7 +416,7 @@ def test_release_drops_every_reference_to_the_buffer(kind: Kind) -> None:
     import weakref
 
     carrier = kind.make([1.0, 2.0], F32, True)
-    raw = carrier._raw_array()  # type: ignore[attr-defined]
+    raw = carrier._raw_array()
     ref = weakref.ref(raw)
     del raw
     carrier.release()

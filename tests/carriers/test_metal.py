@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -185,11 +186,12 @@ def test_refuse_unavailable_metal_construction_simulated(
         return real_zeros(*a, **k)
 
     monkeypatch.setattr(mx, "zeros", counting_zeros)
-    for make in (
+    makers: tuple[Callable[[], object], ...] = (
         lambda: Metal(3),
         lambda: carrier.allocate_like(3),
         lambda: carrier.new_like([1.0]),
-    ):
+    )
+    for make in makers:
         with pytest.raises(RuntimeError, match="no GPU runtime"):
             make()
     assert allocations == []  # refused before any storage exists
@@ -276,7 +278,7 @@ def test_fail_metal_scatter_atomically_on_validation() -> None:
     ints = Metal(0, dtype=I32).new_like([9, 9])
     floats = Metal(0, dtype=F32).new_like([3.9, 1.0])
     before = mlx_values(receiver)
-    attempts = [
+    attempts: list[tuple[Callable[[], object], type[Exception]]] = [
         # out of range: slot 4 + 2*1 = 6 >= 4
         (lambda: receiver.scatter(whole(ints), whole(receiver), Layout((2,), (2,)), 4), IndexError),
         # Float32 into Int32 is refused by the receiver's normalization

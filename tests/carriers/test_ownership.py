@@ -6,6 +6,8 @@ access scope to write, move and release them, step versions through the guard.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 
@@ -37,11 +39,12 @@ def test_owned_tier_refuses_outside_writes_release_and_version_steps(kind: Kind)
     tier = kind.make([1.0, 2.0], F32, True)
     owner = Owner()  # kept alive: tiers hold their owner weakly
     _claim(owner, tier)
-    for action in (
+    actions: tuple[Callable[[], object], ...] = (
         lambda: tier.__setitem__(0, 5.0),
         lambda: tier.set_value(0, 5.0),
         lambda: tier._advance_version("version step"),
-    ):
+    )
+    for action in actions:
         with pytest.raises(RuntimeError, match="belongs to Owner"):
             action()
     with pytest.raises(RuntimeError, match="Release the Owner instead"):

@@ -132,7 +132,7 @@ def test_reject_a_non_category_supertype(unique_name: str, supertype: object) ->
 
 def test_category_supertype_is_keyword_only(unique_name: str) -> None:
     with pytest.raises(TypeError):
-        DTypeCategory(unique_name, DType.Any)  # type: ignore[misc]
+        DTypeCategory(unique_name, DType.Any)  # type: ignore[call-arg]
     with pytest.raises(LookupError):
         DType.from_name(unique_name)
 
@@ -181,5 +181,5 @@ def test_concrete_subclass_must_be_one_kind() -> None:
 def test_abstract_keyword_must_be_bool() -> None:
     with pytest.raises(TypeError, match="True or False"):
 
-        class Odd(SimpleDType, abstract=0):  # type: ignore[arg-type]
+        class Odd(SimpleDType, abstract=0):
             pass

@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -91,7 +92,11 @@ def test_file_deleted_behind_the_library() -> None:
     os.unlink(carrier.path)
     carrier[0] = 7  # reads and writes go on in the mapping (documented)
     assert list(carrier) == [7, 2, 3] and view[0] == 7
-    for action, name in ((lambda: carrier.resize(5), "resize"), (carrier.flush, "flush")):
+    actions: tuple[tuple[Callable[[], object], str], ...] = (
+        (lambda: carrier.resize(5), "resize"),
+        (carrier.flush, "flush"),
+    )
+    for action, name in actions:
         with pytest.raises(FileNotFoundError, match="deleted or replaced") as info:
             action()
         assert info.value.errno == errno.ENOENT and name in str(info.value)
