@@ -38,6 +38,8 @@ PUBLIC_MODULES = (
     "stridewave.layout",
     "stridewave.tensor",
     "stridewave.testing",
+    "stridewave.testing.strategies",
+    "stridewave.testing.plugin",
 )
 
 #: special methods that are part of the documented surface (the others, like
@@ -84,10 +86,7 @@ def _public_names() -> Iterator[str]:
     """Yield the dotted name of every public object, classes' members included."""
     seen: set[int] = set()
     for module_name in PUBLIC_MODULES:
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError:  # stridewave.testing before it exists
-            continue
+        module = importlib.import_module(module_name)
         for name in getattr(module, "__all__", ()):
             obj = getattr(module, name)
             if not (inspect.isclass(obj) or inspect.isroutine(obj)) or id(obj) in seen:
@@ -99,6 +98,8 @@ def _public_names() -> Iterator[str]:
             for member, value in inspect.getmembers(obj):
                 if member.startswith("_") and member not in DOCUMENTED_DUNDERS:
                     continue
+                if member in getattr(obj, "__dataclass_fields__", {}):
+                    continue  # a field (a callable default, say): documented as a parameter
                 raw = inspect.getattr_static(obj, member)
                 owner = next((k for k in obj.__mro__ if member in vars(k)), None)
                 if owner is None or owner.__module__.split(".")[0] != "stridewave":
