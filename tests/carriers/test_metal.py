@@ -394,6 +394,65 @@ def test_full_coverage_scatter_leaves_the_receiver_its_own_contiguous_buffer(
 
 
 @mlx_only
+@pytest.mark.parametrize(
+    ("mapping", "offset", "size"),
+    [
+        (Layout((3, 4), (1, 3)), 0, 12),  # a transpose covering every slot
+        (Layout((3, 4), (1, 3)), 2, 15),  # the same block, inside a larger receiver
+        (Layout((3, 4), (-1, 3)), 2, 12),  # reversed inner axis
+        (Layout((3, 4), (1, -3)), 9, 12),  # reversed outer axis
+        (Layout((3, 4), (-1, -3)), 11, 13),  # both reversed
+        (Layout((2, 3, 4), (1, 8, 2)), 0, 24),  # three axes, permuted
+        (Layout((2, 3), (3, 1)), 1, 7),  # row-major block: a plain run
+    ],
+    ids=["transpose", "inside", "flip-inner", "flip-outer", "flip-both", "3d", "run"],
+)
+@pytest.mark.parametrize("source_kind", ["Metal", "CPU"])
+@pytest.mark.parametrize("viewed", [False, True], ids=["no-view", "host-view"])
+def test_dense_block_scatter_matches_the_model_and_shares_no_buffer(
+    mapping: Layout, offset: int, size: int, source_kind: str, viewed: bool
+) -> None:
+    initial = [-1] * size
+    values = list(range(100, 100 + mapping.size))
+    prototype = Metal(0, dtype=I32) if source_kind == "Metal" else CPU(0, dtype=I32)
+    source = prototype.new_like(values)
+    receiver = Metal(0, dtype=I32).new_like(initial)
+    if viewed:
+        assert receiver[0] == -1  # takes the host view: the write must stay in place
+    receiver.scatter(whole(source, mapping.shape), whole(receiver), mapping, offset)
+    expected = scatter_model(initial, offset, mapping, values)
+    assert receiver._viewed == viewed  # a scatter never takes the view itself
+    assert list(receiver) == mlx_values(receiver) == expected
+    assert receiver.version == 1
+    source[0] = 7  # neither carrier sees the other's later writes
+    receiver[size - 1] = 8
+    assert list(source) == [7, *values[1:]]
+    assert list(receiver) == [*expected[:-1], 8]
+
+
+@mlx_only
+@pytest.mark.parametrize("reverse", [False, True])
+def test_full_coverage_scatter_without_a_host_view_adopts_an_independent_buffer(
+    reverse: bool,
+) -> None:
+    # No host view: the storage becomes a fresh copy of the values (one device copy)
+    values = [1.5, 2.5, 3.5, 4.5]
+    source = Metal(0).new_like(values)
+    receiver = Metal(4)
+    mapping = Layout((4,), (-1,)) if reverse else Layout((4,))
+    receiver.scatter(whole(source), whole(receiver), mapping, 3 if reverse else 0)
+    assert not receiver._viewed
+    expected = values[::-1] if reverse else values
+    other = Metal(0).new_like([9.0, 9.0, 9.0, 9.0])
+    source.scatter(whole(other), whole(source), Layout((4,)))  # an MLX write to the source
+    source[1] = -1.0  # and a host write
+    assert list(receiver) == mlx_values(receiver) == expected
+    receiver[2] = 0.0
+    assert list(source) == [9.0, -1.0, 9.0, 9.0]
+    assert receiver.version == 2 and source.version == 2
+
+
+@mlx_only
 @pytest.mark.parametrize("n", [1, 2, 7])
 @pytest.mark.parametrize("reverse", [False, True])
 def test_scatter_keeps_scalar_access_and_exports_coherent_with_mlx(n: int, reverse: bool) -> None:
@@ -523,6 +582,27 @@ def test_new_like_from_ndarray_copies_into_fresh_storage() -> None:
 
 
 # -- release --------------------------------------------------------------------------------
+
+
+@mlx_only
+@pytest.mark.parametrize(
+    "values",
+    [
+        np.arange(6, dtype=np.float32)[::2],  # stepped
+        np.arange(3, dtype=np.float32)[::-1],  # reversed
+        np.arange(3, dtype=np.float32)[::-1][:1],  # one element, negative stride
+        np.arange(12, dtype=np.float32).reshape(3, 4)[:, 1],  # a column
+    ],
+    ids=["stepped", "reversed", "one-negative", "column"],
+)
+def test_new_like_from_a_strided_ndarray_gets_contiguous_host_viewable_storage(
+    values: np.ndarray[Any, Any],
+) -> None:
+    carrier = Metal(0).new_like(values)
+    assert list(carrier) == values.tolist() == mlx_values(carrier)
+    assert carrier._host  # the MLX array is C-contiguous: the host view exists
+    carrier[0] = -1.0
+    assert mlx_values(carrier)[0] == -1.0 and values[0] != -1.0
 
 
 @mlx_only
