@@ -1,6 +1,15 @@
-"""Probe (issue 17): where new_like, small scatters and set_value spend time on the GPU.
+"""Probe (issue 17): where ``new_like``, small scatters and ``set_value`` spend time.
 
-Not a test. Prints timings of the carrier beside raw MLX variants.
+Run on the GPU as an extra script of ``run_on_h200.sh`` (``probe_metal.py [N]``, default
+N = 10**8; the scatter section uses N / 10). Not a test: it prints timings of the
+carrier beside raw MLX variants, and never fails on a finding.
+
+Sections: the per-call overhead of a scatter of 8 values against MLX's own slice
+updates and evals; per-element writes and reads beside a bare method call, NumPy's and
+the memoryview's; ``new_like`` against ``mx.array(host)`` + eval timed in alternation,
+then after four device buffers of the same size were freed into MLX's cache (MLX moves
+each to managed memory before a host-side allocation may use it); the contiguous and
+transpose scatters against raw MLX variants.
 """
 
 from __future__ import annotations
@@ -257,6 +266,14 @@ def scalar_probe() -> None:
 
     p = Probe()
 
+    from stridewave.carriers._base import Carrier
+
+    base_set = Carrier.set_value
+
+    def set_carrier_path() -> None:  # the generic path, which Metal's fast path skips
+        for i in range(k):
+            base_set(carrier, i, 1.5)
+
     def loop() -> None:
         for _i in range(k):
             pass
@@ -289,7 +306,7 @@ def scalar_probe() -> None:
         for i in range(k):
             view.item(i)
 
-    rows = [loop, noop, set_metal, set_cpu, set_np, set_mv, get_metal, get_np]
+    rows = [loop, noop, set_metal, set_carrier_path, set_cpu, set_np, set_mv, get_metal, get_np]
     for _ in range(2):
         say("  ".join(f"{f.__name__}: {best(f, 7) / k * 1e9:.1f} ns" for f in rows))
 

@@ -372,6 +372,90 @@ class Metal(_ArrayCarrier):
             self._mx_array[index] = value  # normalized by the core already
         mx.eval(self._mx_array)
 
+    # -- per-element writes -----------------------------------------------------------
+    #
+    # The common write (a non-negative ``int`` index; an exact ``float``/``int``/``bool``
+    # inside the table's fast range for Float32/Int32/Bool; a writable carrier whose
+    # host view exists) is stored straight into the view's memoryview, which refuses an
+    # index past the end itself (IndexError, nothing written): the call is then redone
+    # by :meth:`Carrier.set_value`, which raises the documented error and message.
+    # Every other case (other types, a negative index, a value outside the fast range,
+    # no view yet, immutable, owned, released) takes Carrier's path directly. (A
+    # memoryview does not refuse out-of-range values itself: it stores a too-large
+    # float as infinity, so the range check stays.)
+
+    def set_value(self, index: object, value: object) -> None:
+        """Write one slot, normalizing ``value`` for the dtype; advance ``version`` once.
+
+        Same contract as :meth:`Carrier.set_value` (spec: carrier-storage, "Scalar
+        access normalizes values"); only the common case is served faster.
+
+        Parameters
+        ----------
+        index : int-like
+            Physical slot, ``0 <= index < size()``.
+        value : object
+            New value; must satisfy the dtype's normalization row.
+
+        Raises
+        ------
+        RuntimeError
+            If the carrier is released, intrinsically immutable, or owned by another
+            carrier outside the owner's access scope.
+        TypeError
+            If ``index`` has no ``__index__``, or the dtype refuses ``value``'s type.
+        IndexError
+            If ``index`` is out of range.
+        OverflowError
+            If ``value`` is outside the dtype's range.
+        """
+        if (
+            self._writable
+            and self._viewed
+            and type(index) is int
+            and index >= 0
+            and type(value) is self._fast_type
+            and self._fast_low <= value <= self._fast_high
+        ):
+            try:
+                self._slot_store[index] = value
+            except IndexError:
+                return Carrier.set_value(self, index, value)  # nothing was written
+            self._version += 1
+            return None
+        return Carrier.set_value(self, index, value)
+
+    def __setitem__(self, index: object, value: object) -> None:
+        """Do ``set_value(index, value)``: same checks, same single version step.
+
+        Parameters
+        ----------
+        index : int-like
+            Physical slot, ``0 <= index < size()``.
+        value : object
+            New value; must satisfy the dtype's normalization row.
+
+        Raises
+        ------
+        RuntimeError, TypeError, IndexError, OverflowError
+            As :meth:`set_value`; messages name ``carrier[index]``.
+        """
+        if (
+            self._writable
+            and self._viewed
+            and type(index) is int
+            and index >= 0
+            and type(value) is self._fast_type
+            and self._fast_low <= value <= self._fast_high
+        ):
+            try:
+                self._slot_store[index] = value
+            except IndexError:
+                return Carrier.__setitem__(self, index, value)  # nothing was written
+            self._version += 1
+            return None
+        return Carrier.__setitem__(self, index, value)
+
     @override
     def _raw_array(self) -> npt.NDArray[Any]:
         if self._viewed or self._take_view():

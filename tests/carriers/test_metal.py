@@ -502,6 +502,80 @@ def test_scatter_last_logical_index_wins_with_many_repeats() -> None:
     assert list(receiver) == [n - 4, n - 3, n - 2, n - 1]
 
 
+# -- per-element writes: the fast path refuses what Carrier.set_value refuses ----------------
+
+_F32_MAX = float(np.finfo(np.float32).max)
+_F32_OVERFLOW = 2.0**128 - 2.0**103
+
+
+@mlx_only
+@pytest.mark.parametrize("spelling", ["set_value", "setitem"])
+@pytest.mark.parametrize("viewed", [False, True], ids=["no-view", "host-view"])
+@pytest.mark.parametrize(
+    ("dtype", "index", "value", "outcome"),
+    [
+        (F32, 1, 1.5, 1.5),
+        (F32, 1, math.nextafter(_F32_OVERFLOW, 0.0), _F32_MAX),  # rounds down to FLT_MAX
+        (F32, 1, -math.nextafter(_F32_OVERFLOW, 0.0), -_F32_MAX),
+        (F32, 1, math.inf, math.inf),
+        (F32, 1, _F32_OVERFLOW, OverflowError),  # rounds to infinity: refused
+        (F32, 1, -1e300, OverflowError),
+        (F32, 1, True, TypeError),
+        (F32, 3, 1.0, IndexError),  # one past the end
+        (F32, -1, 1.0, IndexError),  # never wraps around
+        (F32, True, 1.0, TypeError),
+        (I32, 1, -(2**31), -(2**31)),
+        (I32, 1, 2**31, OverflowError),
+        (I32, 1, -(2**31) - 1, OverflowError),
+        (I32, 1, 2.0, TypeError),
+        (BOOL, 1, True, True),
+        (BOOL, 1, 1, TypeError),
+    ],
+)
+def test_scalar_write_fast_path_keeps_the_table_and_the_version_rules(
+    spelling: str, viewed: bool, dtype: DType, index: Any, value: Any, outcome: Any
+) -> None:
+    carrier = Metal(3, dtype=dtype)
+    if viewed:
+        carrier.get_value(0)  # takes the host view: the fast path applies
+    assert carrier._viewed == viewed
+    before = mlx_values(carrier)
+
+    def write() -> None:
+        if spelling == "set_value":
+            carrier.set_value(index, value)
+        else:
+            carrier[index] = value
+
+    if isinstance(outcome, type) and issubclass(outcome, Exception):
+        where = "carrier\\[index\\]" if spelling == "setitem" else "set_value"
+        with pytest.raises(outcome, match=where if outcome is IndexError else None):
+            write()
+        assert mlx_values(carrier) == before and carrier.version == 0
+    else:
+        write()
+        assert carrier[index] == outcome == mlx_values(carrier)[index]
+        assert carrier.version == 1
+
+
+@mlx_only
+def test_scalar_write_fast_path_honours_mutability_and_release() -> None:
+    frozen = Metal(0).new_like([1.0, 2.0], mutable=False)
+    assert frozen[0] == 1.0  # host view taken
+    with pytest.raises(RuntimeError):
+        frozen.set_value(0, 5.0)
+    with pytest.raises(RuntimeError):
+        frozen[0] = 5.0
+    carrier = Metal(2)
+    carrier[0] = 1.0  # host view taken
+    carrier.release()
+    with pytest.raises(RuntimeError):
+        carrier.set_value(0, 5.0)
+    with pytest.raises(RuntimeError):
+        carrier[0] = 5.0
+    assert frozen.version == 0 and carrier.version == 1
+
+
 # -- coherence of the host view with MLX -------------------------------------------------
 
 
