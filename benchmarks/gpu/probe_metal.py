@@ -266,14 +266,6 @@ def scalar_probe() -> None:
 
     p = Probe()
 
-    from stridewave.carriers._base import Carrier
-
-    base_set = Carrier.set_value
-
-    def set_carrier_path() -> None:  # the generic path, which Metal's fast path skips
-        for i in range(k):
-            base_set(carrier, i, 1.5)
-
     def loop() -> None:
         for _i in range(k):
             pass
@@ -306,7 +298,7 @@ def scalar_probe() -> None:
         for i in range(k):
             view.item(i)
 
-    rows = [loop, noop, set_metal, set_carrier_path, set_cpu, set_np, set_mv, get_metal, get_np]
+    rows = [loop, noop, set_metal, set_cpu, set_np, set_mv, get_metal, get_np]
     for _ in range(2):
         say("  ".join(f"{f.__name__}: {best(f, 7) / k * 1e9:.1f} ns" for f in rows))
 

@@ -502,7 +502,7 @@ def test_scatter_last_logical_index_wins_with_many_repeats() -> None:
     assert list(receiver) == [n - 4, n - 3, n - 2, n - 1]
 
 
-# -- per-element writes: the fast path refuses what Carrier.set_value refuses ----------------
+# -- per-element writes keep the normalization table, before and after the host view ----
 
 _F32_MAX = float(np.finfo(np.float32).max)
 _F32_OVERFLOW = 2.0**128 - 2.0**103
@@ -532,12 +532,12 @@ _F32_OVERFLOW = 2.0**128 - 2.0**103
         (BOOL, 1, 1, TypeError),
     ],
 )
-def test_scalar_write_fast_path_keeps_the_table_and_the_version_rules(
+def test_scalar_writes_keep_the_table_and_the_version_rules(
     spelling: str, viewed: bool, dtype: DType, index: Any, value: Any, outcome: Any
 ) -> None:
     carrier = Metal(3, dtype=dtype)
     if viewed:
-        carrier.get_value(0)  # takes the host view: the fast path applies
+        carrier.get_value(0)  # takes the host view: writes go to the view's memoryview
     assert carrier._viewed == viewed
     before = mlx_values(carrier)
 
@@ -559,7 +559,7 @@ def test_scalar_write_fast_path_keeps_the_table_and_the_version_rules(
 
 
 @mlx_only
-def test_scalar_write_fast_path_honours_mutability_and_release() -> None:
+def test_scalar_writes_honour_mutability_and_release_after_the_host_view() -> None:
     frozen = Metal(0).new_like([1.0, 2.0], mutable=False)
     assert frozen[0] == 1.0  # host view taken
     with pytest.raises(RuntimeError):
