@@ -310,6 +310,13 @@ class Metal(_ArrayCarrier):
         self._array = view
         self._viewed = True
         self._bind_backend()
+        current = self._mx_array
+        if current is not array and current is not None:
+            # A scatter on another thread replaced the buffer meanwhile (a full
+            # write without a host view adopts a fresh one): view the new buffer.
+            self._drop_view()
+            self._bind_backend()
+            return self._take_view()
         return True
 
     def _after_mlx_write(self) -> None:
