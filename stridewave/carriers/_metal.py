@@ -53,6 +53,7 @@ from stridewave.carriers._normalize import materialize, storage_numpy_dtype
 from stridewave.carriers._scatter import plan_scatter, scatter_indices, strided_view
 from stridewave.carriers._storage import validate_storage_dtype
 from stridewave.dtypes import DType
+from stridewave.interop import export_dtype
 from stridewave.layout import Layout
 from stridewave.tensor import Tensor
 
@@ -399,10 +400,13 @@ class Metal(_ArrayCarrier):
         ------
         RuntimeError
             If the carrier is released.
+        TypeError
+            If NumPy cannot read ``dtype`` as a dtype.
         ValueError
             If ``copy=False``.
         """
         self._require_live("export to NumPy")
+        requested = export_dtype(dtype, exporter=self)
         if copy is False:
             raise ValueError(
                 f"numpy.asarray({self!r}, copy=False): a Metal carrier never exports a "
@@ -411,7 +415,7 @@ class Metal(_ArrayCarrier):
             )
         raw = self._raw_array()
         self._require_live("export to NumPy")  # a release that raced the line above
-        out: npt.NDArray[Any] = np.array(raw, dtype=dtype, copy=True)
+        out: npt.NDArray[Any] = np.array(raw, dtype=requested, copy=True)
         if copy is None:
             out.flags.writeable = False
         return out
