@@ -375,7 +375,7 @@ class Tensor:
 
         return export_dlpack(
             self._export,
-            what=repr(self),
+            what=self,
             stream=stream,
             max_version=max_version,
             dl_device=dl_device,

@@ -89,7 +89,7 @@ def _honours_read_only(max_version: object, consumer: str) -> bool:
 def export_dlpack(
     view: Callable[[], npt.NDArray[Any]],
     *,
-    what: str,
+    what: object,
     stream: object,
     max_version: object,
     dl_device: object,
@@ -103,8 +103,8 @@ def export_dlpack(
     view : callable
         Returns the read-only NumPy export (a zero-copy view on a read-only buffer,
         or a read-only snapshot); called once.
-    what : str
-        The exporting object, for messages.
+    what : object
+        The exporting object, named by its ``repr`` in messages (only on errors).
     stream, max_version, dl_device, copy
         The arguments of ``__dlpack__`` (DLPack's Python specification).
     consumer : str
@@ -126,7 +126,7 @@ def export_dlpack(
     """
     if dl_device is not None and tuple(dl_device) != (_KDL_CPU, 0):  # type: ignore[call-overload,arg-type,unused-ignore]
         raise BufferError(
-            f"{what} lives in host memory, DLPack device (1, 0); dl_device={dl_device!r} "
+            f"{what!r} lives in host memory, DLPack device (1, 0); dl_device={dl_device!r} "
             f"was asked for. Import it on the CPU, then move it with the consumer "
             f"(e.g. torch.from_dlpack(c).to('cuda'))."
         )
@@ -134,7 +134,7 @@ def export_dlpack(
     if copy is True or not _honours_read_only(max_version, consumer):
         if copy is False:
             raise BufferError(
-                f"cannot export {what} through DLPack without a copy to this consumer "
+                f"cannot export {what!r} through DLPack without a copy to this consumer "
                 f"(max_version={max_version!r}, caller {consumer or '?'}): it cannot "
                 f"honour DLPack's read-only flag, so a zero-copy export would be a "
                 f"writable alias that bypasses the carrier's version. Drop copy=False "
@@ -347,7 +347,7 @@ class _Protocols:
             return self._mlx_dlpack(stream, max_version, dl_device, copy)
         return export_dlpack(
             self.__array__,
-            what=repr(self),
+            what=self,
             stream=stream,
             max_version=max_version,
             dl_device=dl_device,

@@ -95,3 +95,19 @@ def test_with_block_on_an_owned_carrier_refuses_to_release() -> None:
     assert not tier.is_released()
     wrapper.release()
     assert VALUES.dtype == np.float32
+
+
+def test_retained_nbytes_tells_when_evict_could_not_give_memory_back() -> None:
+    wrapper = sw.Evictable(sw.CPU(0).new_like(VALUES), sw.FileBacked(dtype=sw.DType.Float32))
+    assert wrapper.retained_nbytes() == 0
+    view = np.asarray(wrapper)
+    capsule_view = np.from_dlpack(wrapper)
+    wrapper.evict()
+    assert wrapper.is_evicted()
+    assert wrapper.retained_nbytes() == VALUES.nbytes  # the exports hold the old buffer
+    np.testing.assert_array_equal(view, VALUES)  # and stay valid
+    del view
+    assert wrapper.retained_nbytes() == VALUES.nbytes
+    del capsule_view
+    assert wrapper.retained_nbytes() == 0  # the last export went: memory is back
+    wrapper.release()
