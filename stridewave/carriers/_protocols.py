@@ -404,16 +404,23 @@ class _Protocols:
         Returns
         -------
         memoryview
-            Read-only, 1-D, ``size()`` items of the storage format: zero-copy on host
-            kinds, a snapshot on Metal.
+            Read-only, 1-D, ``size()`` items of the storage format, zero-copy.
 
         Raises
         ------
         BufferError
-            If a writable buffer is requested.
+            If a writable buffer is requested, or the carrier is a Metal carrier (its
+            storage is on the MLX device; ``numpy.asarray`` gives a snapshot).
         RuntimeError
             If the carrier is released.
         """
+        if self._mlx_storage() is not None:
+            # Not a host carrier: refusing keeps numpy.asarray on Metal's own __array__
+            # (a snapshot; copy=False refused), which NumPy reaches when this fails.
+            raise BufferError(
+                f"{self!r} keeps its storage on the MLX device and exports no buffer; "
+                f"numpy.asarray(c) gives a read-only snapshot, mlx.core.array(c) a copy."
+            )
         if flags & 0x1:  # PyBUF_WRITABLE
             raise BufferError(
                 f"{self!r} exports read-only buffers only (every write goes through "

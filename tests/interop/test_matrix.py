@@ -133,6 +133,10 @@ def test_released_carriers_refuse_every_export(carrier: sw.Carrier) -> None:
 
 
 def test_buffer_protocol_is_read_only(kind: Kind, carrier: sw.Carrier) -> None:
+    if not kind.views:  # Metal: no buffer (NumPy then takes __array__'s snapshot)
+        with pytest.raises(BufferError, match="MLX device"):
+            carrier.__buffer__(0)
+        return
     view = carrier.__buffer__(0)  # what memoryview(c) calls on Python 3.12+
     assert view.readonly and view.format == "f" and view.shape == (10,)
     np.testing.assert_array_equal(np.asarray(view), VALUES)
@@ -224,3 +228,18 @@ def test_dask_token_follows_the_version(carrier: sw.Carrier) -> None:
     assert tokenize(carrier) == before
     carrier[0] = 5.0
     assert tokenize(carrier) != before
+
+
+def test_memoryview_of_a_carrier_needs_python_3_12(kind: Kind, carrier: sw.Carrier) -> None:
+    import sys
+
+    if sys.version_info < (3, 12):  # PEP 688: __buffer__ is not called before 3.12
+        with pytest.raises(TypeError):
+            memoryview(carrier)  # type: ignore[arg-type]
+        return
+    if not kind.views:
+        with pytest.raises(BufferError):
+            memoryview(carrier)  # type: ignore[arg-type]
+        return
+    view = memoryview(carrier)  # type: ignore[arg-type]
+    assert view.readonly and view.tolist() == VALUES.tolist()
