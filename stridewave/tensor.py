@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from typing import SupportsIndex
 
     import numpy.typing as npt
+    from typing_extensions import CapsuleType
 
 __all__ = ["Tensor"]
 
@@ -337,7 +338,7 @@ class Tensor:
         max_version: tuple[int, int] | None = None,
         dl_device: tuple[int, int] | None = None,
         copy: bool | None = None,
-    ) -> object:
+    ) -> CapsuleType:
         """Export the logical values through DLPack (shape ``self.shape``, strided).
 
         As :meth:`Carrier.__dlpack__ <stridewave.Carrier.__dlpack__>`: a zero-copy

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 import numpy.typing as npt
-from typing_extensions import Self
+from typing_extensions import CapsuleType, Self
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -95,7 +95,7 @@ def export_dlpack(
     dl_device: object,
     copy: bool | None,
     consumer: str,
-) -> object:
+) -> CapsuleType:
     """Export a host array through DLPack: zero-copy read-only, or a copy.
 
     Parameters
@@ -307,7 +307,7 @@ class _Protocols:
         max_version: tuple[int, int] | None = None,
         dl_device: tuple[int, int] | None = None,
         copy: bool | None = None,
-    ) -> object:
+    ) -> CapsuleType:
         """Export the storage through DLPack (``numpy.from_dlpack(c)``, ``torch.from_dlpack``).
 
         Host kinds (CPU, Generic, FileBacked, Evictable over them) export a zero-copy
@@ -357,14 +357,17 @@ class _Protocols:
 
     def _mlx_dlpack(
         self, stream: object, max_version: object, dl_device: object, copy: bool | None
-    ) -> object:
+    ) -> CapsuleType:
         if copy is False:
             raise BufferError(
                 f"{self!r} exports through DLPack only a snapshot (a copy), like "
                 f"numpy.asarray: MLX may move the storage on a later write. Drop copy=False."
             )
         snapshot = self.__mlx_array__()
-        return snapshot.__dlpack__(stream=stream, max_version=max_version, dl_device=dl_device)
+        capsule: CapsuleType = snapshot.__dlpack__(
+            stream=stream, max_version=max_version, dl_device=dl_device
+        )
+        return capsule
 
     def __dlpack_device__(self) -> tuple[int, int]:
         """Return the DLPack device ``(device_type, device_id)`` of the storage.

@@ -26,11 +26,10 @@ def npy(tmp_path: Path) -> Path:
 
 def test_open_maps_the_file_without_a_copy(npy: Path) -> None:
     opened = sw.FileBacked.open(npy)
-    assert isinstance(opened, sw.carriers.NpyFile) and not isinstance(opened, sw.FileBacked)
+    assert type(opened) is sw.carriers.NpyFile and sw.FileBacked not in type(opened).__mro__
     assert opened.size() == 10 and opened.dtype() is sw.DType.Float32
     assert opened.file_shape == (2, 5) and opened.mode == "r" and opened.path == str(npy)
     view = np.asarray(opened)
-    assert isinstance(view.base, memoryview) or view.base is not None
     np.testing.assert_array_equal(view, VALUES)
     # zero-copy: a write by another mapping of the file shows through the carrier
     other = np.load(npy, mmap_mode="r+")
