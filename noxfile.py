@@ -59,6 +59,17 @@ def docs(session: nox.Session) -> None:
 
 
 @nox.session
+def interop(session: nox.Session) -> None:
+    """Run the interop matrix with every consumer: PyTorch and JAX (CPU), xarray, pyarrow.
+
+    ``torch==2.13.0`` is the CPU build (a wheel on the project's machines); the tests of
+    a consumer that is absent skip.
+    """
+    session.install("-e", ".[test]", "torch==2.13.0", "jax", "jaxlib", "xarray", "pyarrow")
+    session.run("pytest", "tests/interop", *session.posargs, env={"STRIDEWAVE_METAL_DEVICE": "cpu"})
+
+
+@nox.session
 def bench(session: nox.Session) -> None:
     """Run the benchmarks and print ratios against NumPy measured in the same run."""
     session.install("-e", ".")
