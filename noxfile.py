@@ -51,6 +51,20 @@ def bench(session: nox.Session) -> None:
     session.run("python", "benchmarks/run.py", *session.posargs)
 
 
+#: The oldest versions ``pyproject.toml`` declares for the runtime dependencies.
+MIN_VERSIONS = ["numpy==2.0.2", "ml_dtypes==0.5.0", "typing-extensions==4.12.2"]
+
+
+@nox.session
+def mindeps(session: nox.Session) -> None:
+    """Run the test suite at the oldest declared NumPy, ml_dtypes and typing-extensions."""
+    session.install("-e", ".[test]", *MIN_VERSIONS)
+    session.run(
+        "python", "-c", "import numpy, ml_dtypes; print(numpy.__version__, ml_dtypes.__version__)"
+    )
+    session.run("pytest", *session.posargs, env={"STRIDEWAVE_METAL_DEVICE": "cpu"})
+
+
 @nox.session(name="array_api")
 def array_api(session: nox.Session) -> None:
     """Run the full array API conformance suite on the host device and on Metal.
