@@ -75,9 +75,11 @@ from stridewave.carriers._normalize import (
     scalar_normalizer,
     storage_numpy_dtype,
 )
+from stridewave.carriers._protocols import _Protocols
 from stridewave.carriers._scatter import check_scatter_arguments, scatter_numpy, source_values
 from stridewave.carriers._storage import accepts_storage_dtype, validate_storage_dtype
 from stridewave.dtypes import DType
+from stridewave.interop import export_dtype
 from stridewave.layout import Layout
 
 if TYPE_CHECKING:
@@ -226,7 +228,7 @@ def check_flag(name: str, value: object, *, where: str) -> bool:
     raise TypeError(_messages.bad_flag(name, value, where=where))
 
 
-class Carrier(_Lifecycle, abc.ABC):
+class Carrier(_Protocols, _Lifecycle, abc.ABC):
     """One-dimensional homogeneous physical storage with a lifecycle.
 
     A carrier is the dtype-support, lifecycle, mutation/version and dispatch boundary
@@ -428,24 +430,47 @@ class Carrier(_Lifecycle, abc.ABC):
         """
         gate = self._gate
         if gate is None:  # closed: immutable, owned, released, moving... (slow, locked)
-            return self._set_slow(index, value, "set_value")
+            self._set_slow(index, value, "set_value")
+            return
         i = index if type(index) is int else _as_index(index, "set_value")
         if i < 0 or i >= self._slots:
-            return self._set_slow(i, value, "set_value")
+            self._set_slow(i, value, "set_value")
+            return
         try:
             if type(value) is self._fast_type and self._fast_low <= value <= self._fast_high:
                 self._slot_store[i] = value  # the common exact-type, in-range case
             else:
                 self._slot_store[i] = self._norm(value)
         except IndexError:  # the storage shrank on another thread after the check
-            return self._set_slow(i, value, "set_value")
+            self._set_slow(i, value, "set_value")
+            return
         if self._gate is not gate:  # a move overlapped: write again where it left things
-            return self._set_slow(i, value, "set_value")
+            self._set_slow(i, value, "set_value")
+            return
         self._version += 1
-        return None
 
     def __getitem__(self, index: object) -> Any:
-        """Return ``get_value(index)``; slices are refused (use ``numpy.asarray``)."""
+        """Return ``get_value(index)``; slices are refused (use ``numpy.asarray``).
+
+        Parameters
+        ----------
+        index : int-like
+            Physical slot, ``0 <= index < size()``; any object with ``__index__``.
+
+        Returns
+        -------
+        float, int or bool
+            The slot's value as a Python scalar, as :meth:`get_value` returns it.
+
+        Raises
+        ------
+        RuntimeError
+            If the carrier is released.
+        TypeError
+            If ``index`` does not support the integer-index protocol (a slice, say).
+        IndexError
+            If ``index`` is negative or at least ``size()``.
+        """
         if self._released:
             raise RuntimeError(_messages.released(self, "read carrier[index]"))
         i = index if type(index) is int else _as_index(index, "carrier[index]")
@@ -461,24 +486,47 @@ class Carrier(_Lifecycle, abc.ABC):
     # scalar hot path, and the messages name the spelling the caller used.
 
     def __setitem__(self, index: object, value: object) -> None:
-        """Do ``set_value(index, value)``: same checks, same single version step."""
+        """Do ``set_value(index, value)``: same checks, same single version step.
+
+        Parameters
+        ----------
+        index : int-like
+            Physical slot, ``0 <= index < size()``; any object with ``__index__``.
+        value : object
+            The value to store, normalized for the dtype as by :meth:`set_value`.
+
+        Raises
+        ------
+        RuntimeError
+            If the carrier is released, intrinsically immutable, or owned by another
+            carrier outside the owner's access scope.
+        TypeError
+            If ``index`` has no ``__index__``, or the dtype refuses ``value``'s type.
+        IndexError
+            If ``index`` is out of range.
+        OverflowError
+            If ``value`` is outside the dtype's range.
+        """
         gate = self._gate
         if gate is None:  # closed: immutable, owned, released, moving... (slow, locked)
-            return self._set_slow(index, value, "write carrier[index]")
+            self._set_slow(index, value, "write carrier[index]")
+            return
         i = index if type(index) is int else _as_index(index, "carrier[index]")
         if i < 0 or i >= self._slots:
-            return self._set_slow(i, value, "write carrier[index]")
+            self._set_slow(i, value, "write carrier[index]")
+            return
         try:
             if type(value) is self._fast_type and self._fast_low <= value <= self._fast_high:
                 self._slot_store[i] = value  # the common exact-type, in-range case
             else:
                 self._slot_store[i] = self._norm(value)
         except IndexError:  # the storage shrank on another thread after the check
-            return self._set_slow(i, value, "write carrier[index]")
+            self._set_slow(i, value, "write carrier[index]")
+            return
         if self._gate is not gate:  # a move overlapped: write again where it left things
-            return self._set_slow(i, value, "write carrier[index]")
+            self._set_slow(i, value, "write carrier[index]")
+            return
         self._version += 1
-        return None
 
     def _get_slow(self, i: int, where: str) -> Any:
         """Read slot ``i`` under the lock: the path for anything but a plain in-range read."""
@@ -529,10 +577,15 @@ class Carrier(_Lifecycle, abc.ABC):
         return iter(values)
 
     def __repr__(self) -> str:
-        """Name the kind, dtype, size and state, e.g. ``CPU(DType.Float32, size=8, live)``."""
+        """Name kind, dtype, size, state and values: ``CPU(DType.Float32, size=2, live, [0., 0.])``.
+
+        A live carrier's values are previewed as NumPy prints them (the first and
+        last three when there are more than eight; see ``_protocols.preview``).
+        """
+        values = self._preview_text()
         return (
             f"{type(self).__name__}({self._dtype!r}, size={self._slots}, "
-            f"{', '.join(self._state_words())})"
+            f"{', '.join(self._state_words())}{'' if values is None else ', ' + values})"
         )
 
     # -- dtype support ------------------------------------------------------------------
@@ -912,19 +965,22 @@ class Carrier(_Lifecycle, abc.ABC):
         ------
         RuntimeError
             If the carrier is released.
+        TypeError
+            If NumPy cannot read ``dtype`` as a dtype.
         ValueError
             If ``copy=False`` and ``dtype`` needs a conversion.
         """
+        requested = export_dtype(dtype, exporter=self)
         with self._locked():
             self._require_live("export to NumPy")
             self._before_read("export to NumPy")
             raw = self._raw_array()
             if copy:
-                return np.array(raw, dtype=dtype, copy=True)
-        if dtype is not None and np.dtype(dtype) != raw.dtype:
+                return np.array(raw, dtype=requested, copy=True)
+        if requested is not None and requested != raw.dtype:
             if copy is False:
-                raise ValueError(_messages.copy_impossible(self, np.dtype(dtype)))
-            return raw.astype(dtype)
+                raise ValueError(_messages.copy_impossible(self, requested))
+            return raw.astype(requested)
         return self._readonly_view(raw)
 
     @staticmethod
