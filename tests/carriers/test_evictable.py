@@ -339,14 +339,16 @@ def _assert_intact(e: Evictable, values: list[float], version: int) -> None:
 
 
 def test_full_disk_during_evict_keeps_everything(e: Evictable, tmp_path: Path) -> None:
-    """A real ENOSPC: the staging file is a link to /dev/full."""
+    """A real ENOSPC: the staging file's descriptor is /dev/full."""
     if not os.path.exists("/dev/full"):
         pytest.skip("no /dev/full on this system")
     e[0] = 9.0
-    link = tmp_path / "full"
-    link.symlink_to("/dev/full")
+
+    def full(*args: object) -> tuple[str, int]:
+        return "staging-on-dev-full", os.open("/dev/full", os.O_RDWR)
+
     with (
-        mock.patch.object(file_backed_module, "_create_file", return_value=str(link)),
+        mock.patch.object(file_backed_module, "_create_file", side_effect=full),
         pytest.raises(OSError) as info,
     ):
         e.evict()
