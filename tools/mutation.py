@@ -154,9 +154,15 @@ def _refresh_tests(name: str, target: Target) -> Path:
     copied = work / target.path
     if not copied.exists() or copied.read_bytes() != (ROOT / target.path).read_bytes():
         raise SystemExit(f"{target.path} changed since its last run: run `{name}` in full.")
-    shutil.rmtree(work / "tests")
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis")
-    shutil.copytree(ROOT / "tests", work / "tests", ignore=ignore)
+    for folder in ("stridewave", "tests"):
+        shutil.rmtree(work / folder)
+        shutil.copytree(ROOT / folder, work / folder, ignore=ignore)
+    # mutmut copies what is missing from mutants/: keep only the mutated module there
+    keep = {target.path, target.path + ".meta", target.path + ".spans"}
+    for path in (work / "mutants" / "stridewave").rglob("*"):
+        if path.is_file() and path.relative_to(work / "mutants").as_posix() not in keep:
+            path.unlink()
     return work
 
 

@@ -67,6 +67,7 @@ REFUSED = [
     (F32, -3.5e38, OverflowError),
     (F32, 1e300, OverflowError),
     (F32, FLOAT32_OVERFLOW, OverflowError),
+    (F32, -FLOAT32_OVERFLOW, OverflowError),
     (F32, 10**400, OverflowError),
     (F32, np.float64(1e39), OverflowError),
     (I32, 1.0, TypeError),
@@ -377,9 +378,9 @@ def test_accepted_value_passes_the_list_paths(
 
 #: the distinctive words of each row's refusal: what it accepts, how to convert
 REFUSAL_WORDS = {
-    F32: ("real numbers", "Convert with float("),
-    I32: ("integers", "Convert with int(", "bools are refused"),
-    BOOL: ("True or False", "Convert with bool("),
+    F32: ("accepts real numbers", ". Convert with float("),
+    I32: ("accepts integers", ". Convert with int(", "and bools are refused."),
+    BOOL: ("accepts True or False", ". Convert with bool("),
 }
 OVERFLOW_WORDS = {F32: "2**128 - 2**103", I32: "[-2**31, 2**31 - 1]"}
 
@@ -457,3 +458,23 @@ def test_the_table_has_no_row_for_other_dtypes() -> None:
         with pytest.raises(ValueError, match="Float64") as info:
             call()
         assert "Float32, Int32 or Bool" in str(info.value)
+
+
+class _OnlyArray:
+    """An array-like with ``__array__`` only: not iterable, no buffer."""
+
+    def __array__(self, dtype: object = None, copy: object = None) -> np.ndarray:
+        return np.array([1.5, -2.0])
+
+
+def test_an_object_with_only_dunder_array_takes_the_array_path(kind: Kind) -> None:
+    if not _holds(kind, F32):
+        return
+    assert list(kind.make([], F32, True).new_like(_OnlyArray())) == [1.5, -2.0]
+
+
+def test_a_two_dimensional_array_is_named_with_its_shape(kind: Kind) -> None:
+    with pytest.raises(TypeError) as info:
+        kind.make([], F32, True).new_like(np.zeros((2, 3), np.float32))
+    message = str(info.value)
+    assert "one-dimensional" in message and "(2, 3)" in message and "ravel" in message
