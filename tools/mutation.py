@@ -58,16 +58,9 @@ TARGETS: dict[str, Target] = {
 #: name, with the reason; docs/testing.md gives the same list. Names follow the
 #: source: re-review them when the module changes.
 _I32 = "stridewave.carriers._normalize.x__int32__mutmut_"
+_MA = "stridewave.carriers._normalize.x_materialize__mutmut_"
 _NA = "stridewave.carriers._normalize.x_normalize_array__mutmut_"
-_LC = "stridewave.carriers._lifecycle.x\u01c1_Lifecycle\u01c1"
 EQUIVALENT: dict[str, str] = {
-    f"{_LC}_claim_all__mutmut_25": "getattr(carrier, '_dtype') without a default: every "
-    "_Lifecycle is a Carrier, which sets _dtype before _init_lifecycle",
-    f"{_LC}_init_lifecycle__mutmut_5": "_scope_depth = None at birth: the depth is read only "
-    "while owned, and a claim sets it to 0",
-    f"{_LC}_init_lifecycle__mutmut_6": "_scope_depth = 1 at birth: as above",
-    f"{_LC}_unclaim__mutmut_11": "_scope_depth = 1 after unclaim: read only after the next "
-    "claim, which sets it to 0 (leaving an open scope takes it to 0, harmless while unowned)",
     **{
         f"{_NA}{n}": "a converted array reported as not fresh: the caller copies it once "
         "more (speed only)"
@@ -88,6 +81,24 @@ EQUIVALENT: dict[str, str] = {
         for n in (4, 5, 6)
     },
     **{f"{_I32}{n}": "ok = None instead of False: both are false" for n in (7, 14)},
+    **{
+        f"stridewave.carriers._normalize.x_fast_path__mutmut_{n}": "the scalar shortcut's "
+        "range narrowed or switched off: those values take the normalizer, same result "
+        "(speed only); nextafter towards 1.0 instead of 0.0 is the same float"
+        for n in (7, 8, 10, 11, 12)
+    },
+    **{
+        f"{_MA}{n}": "the hole value changed among 0, 0.0 and False: the list becomes an "
+        "array of the storage dtype, where all three are the same zero"
+        for n in (28, 29, 31, 32, 33, 35)
+    },
+    f"{_MA}52": "islice(limit + 2): one more item consumed before the same ValueError",
+    f"{_MA}63": "a list's array reported as not fresh: the caller copies it once more",
+    **{
+        f"stridewave.carriers._normalize.x_storage_numpy_dtype__mutmut_{n}": "'<' or '=' "
+        "for little_endian: the same dtype on a little-endian host (all supported ones)"
+        for n in (3, 4)
+    },
     f"{_NA}42": "itemsize >= 4: int32 arrays are the storage dtype and return earlier",
     f"{_NA}43": "itemsize > 5: no integer dtype has 5 to 8 bytes but the 8-byte ones",
     f"{_NA}44": "kind 'u' or itemsize 4: also range-checks uint8/uint16 arrays, which "

@@ -478,3 +478,44 @@ def test_a_two_dimensional_array_is_named_with_its_shape(kind: Kind) -> None:
         kind.make([], F32, True).new_like(np.zeros((2, 3), np.float32))
     message = str(info.value)
     assert "one-dimensional" in message and "(2, 3)" in message and "ravel" in message
+
+
+@pytest.mark.parametrize("dtype", [F32, I32, BOOL], ids=lambda d: d.name)
+def test_a_none_in_new_like_values_is_a_hole_holding_the_dtype_zero(
+    kind: Kind, dtype: DType
+) -> None:
+    if not _holds(kind, dtype):
+        return
+    zero = {F32: 0.0, I32: 0, BOOL: False}[dtype]
+    fresh = kind.make([], dtype, True).new_like([None, _start(dtype), None])
+    assert list(fresh) == [zero, _start(dtype), zero]
+    assert type(fresh[0]) is type(zero)
+
+
+def test_values_that_cannot_be_iterated_are_named(kind: Kind) -> None:
+    with pytest.raises(TypeError) as info:
+        kind.make([], F32, True).new_like(7)  # type: ignore[arg-type]
+    message = str(info.value)
+    where = message.split(" expects")[0]  # the caller named, e.g. "CPU.new_like"
+    assert where.split(".")[0] in {"Generic", "CPU", "FileBacked", "Metal", "Evictable"}
+    assert "iterable" in message, message
+    assert "got 7 of type int" in message, message
+
+
+def test_an_endless_iterable_is_stopped_at_the_limit_and_named(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import itertools
+
+    from stridewave import CPU
+    from stridewave.carriers import _normalize
+
+    monkeypatch.setattr(_normalize, "ITERATION_LIMIT", 5)
+    assert list(CPU(0).new_like(iter([1.0] * 5))) == [1.0] * 5
+    # a list, tuple or range has a length it cannot lie about: no limit
+    for values in ([1.0] * 7, (1.0,) * 7, range(7)):
+        assert CPU(0).new_like(values).size() == 7
+    with pytest.raises(ValueError) as info:
+        CPU(0).new_like(itertools.count())
+    message = str(info.value)
+    assert "CPU.new_like" in message and "after 5 items" in message, message
