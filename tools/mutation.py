@@ -96,8 +96,8 @@ EQUIVALENT: dict[str, str] = {
     f"{_MA}63": "a list's array reported as not fresh: the caller copies it once more",
     **{
         f"stridewave.carriers._normalize.x_storage_numpy_dtype__mutmut_{n}": "'<' or '=' "
-        "for little_endian: the same dtype on a little-endian host (all supported ones)"
-        for n in (3, 4)
+        "for little_endian (or its default flipped): the same dtype on a little-endian host"
+        for n in (1, 3, 4)
     },
     f"{_NA}42": "itemsize >= 4: int32 arrays are the storage dtype and return earlier",
     f"{_NA}43": "itemsize > 5: no integer dtype has 5 to 8 bytes but the 8-byte ones",
