@@ -378,6 +378,7 @@ def _make(carrier: Carrier, layout: Layout, offset: int, device: Device) -> Arra
     out._dtype = carrier.dtype()
     out._subtensors = ()
     out._device = device
+    out._host = None
     return out
 
 
@@ -408,7 +409,12 @@ def adopt_host(result: Any, device: Device, sources: tuple[Tensor, ...] = ()) ->
         if not result.flags.c_contiguous or not result.flags.writeable:
             result = np.array(result, order="C", copy=True)
         carrier: Carrier = CPU.from_numpy(result.reshape(-1))
-    elif device.kind == "FileBacked":
+        fresh = _make(carrier, contiguous_layout(shape), 0, device)
+        view = result.view()
+        view.flags.writeable = False  # internal: operands only, never handed out
+        fresh._host = (view, 0, carrier.size())
+        return fresh
+    if device.kind == "FileBacked":
         carrier = _file_prototype().new_like(result.reshape(-1), dtype=dtype)
     elif device.kind == "Generic":
         carrier = Generic(np.ascontiguousarray(result).reshape(-1), dtype=dtype)
@@ -493,7 +499,25 @@ def read(value: Tensor, device: Device) -> Any:
         device_of(value)  # raises for compound Tensors
     if device.kind == "Metal":
         return metal_backend().read(value)
-    return HostBackend.read(value)
+    if type(value) is not Array:
+        return HostBackend.read(value)
+    carrier = value._carrier
+    cache = value._host
+    if (
+        cache is not None
+        and cache[1] == carrier.version  # type: ignore[union-attr]
+        and cache[2] == carrier.size()  # type: ignore[union-attr]
+        and not carrier.is_released()  # type: ignore[union-attr]
+    ):
+        return cache[0]
+    view = HostBackend.read(value)
+    if type(carrier) in _CACHEABLE:
+        value._host = (view, carrier.version, carrier.size())  # type: ignore[union-attr]
+    return view
+
+
+#: Carrier kinds whose NumPy buffer changes only with a version step or a size change.
+_CACHEABLE: Final = (CPU, Generic)
 
 
 # -- writing -----------------------------------------------------------------------------
@@ -615,9 +639,13 @@ class Array(Tensor):
     a successful write advances the carrier's ``version`` by one.
     """
 
-    __slots__ = ("_device",)
+    __slots__ = ("_device", "_host")
 
     _device: Device
+    #: ``(read-only NumPy view of the logical values, carrier version, carrier size)``
+    #: for an Array on a CPU or Generic carrier (whose buffer only changes by a version
+    #: step or a resize), so that a repeated read skips the export; ``None`` otherwise.
+    _host: tuple[npt.NDArray[Any], int, int] | None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError(

@@ -121,6 +121,11 @@ class MLXBackend:
             if offset == 0 and layout.size == size:
                 return storage.reshape(layout.shape)
             return storage[offset : offset + layout.size].reshape(layout.shape)
+        if layout.ndim == 1 and layout.size and layout.strides[0]:
+            # One strided run: a slice (MLX's own strided view, cheaper than as_strided).
+            (count,), (step,) = layout.shape, layout.strides
+            stop = offset + step * (count - 1) + (1 if step > 0 else -1)
+            return storage[offset : stop if stop >= 0 else None : step]
         return self.mx.as_strided(storage, layout.shape, layout.strides, offset)
 
     def is_array(self, value: object) -> bool:
