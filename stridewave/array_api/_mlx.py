@@ -432,7 +432,10 @@ def _linspace(mx: Any) -> Callable[..., Any]:
 
 def _eye(mx: Any) -> Callable[..., Any]:
     def func(n_rows: int, n_cols: int | None = None, k: int = 0, dtype: Any = None) -> Any:
-        return mx.eye(n_rows, n_cols, k, dtype=dtype)
+        cols = n_rows if n_cols is None else n_cols
+        # A diagonal beyond the matrix is all zeros: clamp k into MLX's int range.
+        k = max(-n_rows - 1, min(k, cols + 1))
+        return mx.eye(n_rows, cols, k, dtype=dtype)
 
     return func
 
@@ -524,7 +527,9 @@ def _expand_dims(mx: Any) -> Callable[..., Any]:
 
 def _unstack(mx: Any) -> Callable[..., Any]:
     def func(x: Any, axis: int = 0) -> tuple[Any, ...]:
-        return tuple(mx.take(x, i, axis=axis) for i in range(x.shape[axis]))
+        axis = axis % x.ndim if x.ndim else axis
+        lead = (slice(None),) * axis
+        return tuple(x[(*lead, i)] for i in range(x.shape[axis]))
 
     return func
 
