@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from typing import SupportsIndex
 
     import numpy.typing as npt
+    from typing_extensions import CapsuleType
 
 __all__ = ["Tensor"]
 
@@ -77,7 +78,7 @@ class Tensor:
 
     See Also
     --------
-    Tensor.compound : a Tensor of a ``CompoundDType``, one subtensor per plane.
+    Tensor.compound : A Tensor of a ``CompoundDType``, one subtensor per plane.
 
     Examples
     --------
@@ -312,3 +313,129 @@ class Tensor:
                 )
             view = view.astype(requested)
         return view
+
+    # -- array-likeness and DLPack (CONTRACT section 8) ------------------------------
+
+    @property
+    def ndim(self) -> int:
+        """The number of axes, ``len(shape)``."""
+        return len(self.shape)
+
+    def __getitem__(self, key: Any) -> npt.NDArray[Any]:
+        """Index the logical values as NumPy does (``numpy.asarray(tensor)[key]``).
+
+        This is what ``dask.array.from_array(tensor)`` calls for each chunk: basic
+        indexing of a host-backed Tensor is a zero-copy **read-only** view.
+
+        Parameters
+        ----------
+        key : int, slice, tuple, array
+            Any NumPy index.
+
+        Returns
+        -------
+        numpy.ndarray or scalar
+            What NumPy returns for the same index of the read-only export.
+
+        Raises
+        ------
+        ValueError
+            If the Tensor is compound.
+        RuntimeError
+            If the carrier has been released.
+        IndexError
+            As NumPy, for an index out of range.
+        """
+        result: npt.NDArray[Any] = self.__array__()[key]
+        return result
+
+    def _export(self) -> npt.NDArray[Any]:
+        view = self.__array__()
+        if view.flags.writeable:
+            view = view.view()
+            view.flags.writeable = False
+        return view
+
+    def __dlpack__(
+        self,
+        *,
+        stream: object = None,
+        max_version: tuple[int, int] | None = None,
+        dl_device: tuple[int, int] | None = None,
+        copy: bool | None = None,
+    ) -> CapsuleType:
+        """Export the logical values through DLPack (shape ``self.shape``, strided).
+
+        As :meth:`Carrier.__dlpack__ <stridewave.Carrier.__dlpack__>`: a zero-copy
+        strided view with DLPack's read-only flag for consumers that honour it, a
+        private copy for every other consumer. A Tensor over Metal exports a host
+        snapshot.
+
+        Parameters
+        ----------
+        stream : int or None, optional
+            Consumer stream; ``None`` for host memory.
+        max_version : tuple of (int, int) or None, optional
+            Highest DLPack version the consumer understands.
+        dl_device : tuple of (int, int) or None, optional
+            Requested device; only the host ``(1, 0)`` is served.
+        copy : bool or None, optional
+            ``None``: zero-copy where possible; ``True``: a copy; ``False``: zero-copy
+            or ``BufferError``.
+
+        Returns
+        -------
+        PyCapsule
+            A DLPack capsule.
+
+        Raises
+        ------
+        ValueError
+            If the Tensor is compound (export each subtensor).
+        RuntimeError
+            If the carrier has been released.
+        BufferError
+            If ``copy=False`` or ``dl_device`` cannot be honoured.
+        """
+        from stridewave.carriers._protocols import _caller_module, export_dlpack
+
+        return export_dlpack(
+            self._export,
+            what=self,
+            stream=stream,
+            max_version=max_version,
+            dl_device=dl_device,
+            copy=copy,
+            consumer=_caller_module(1),
+        )
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        """Return ``(1, 0)`` (``kDLCPU``): a Tensor exports host memory.
+
+        Returns
+        -------
+        tuple of (int, int)
+            The DLPack device.
+
+        Raises
+        ------
+        RuntimeError
+            If the carrier has been released.
+        """
+        for sub in self._subtensors:
+            if sub._carrier is not None and sub._carrier.is_released():
+                raise RuntimeError(
+                    f"cannot export {self!r} through DLPack: its carrier is released."
+                )
+        return (1, 0)
+
+    def __dask_tokenize__(self) -> object:
+        """Return a cheap Dask token: the carriers' tokens, layouts and offsets."""
+        return tuple(
+            (
+                sub._carrier.__dask_tokenize__() if sub._carrier is not None else None,
+                repr(sub._layout),
+                sub._offset,
+            )
+            for sub in self._subtensors
+        )
