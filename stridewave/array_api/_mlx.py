@@ -529,7 +529,8 @@ def _unstack(mx: Any) -> Callable[..., Any]:
     def func(x: Any, axis: int = 0) -> tuple[Any, ...]:
         axis = axis % x.ndim if x.ndim else axis
         lead = (slice(None),) * axis
-        return tuple(x[(*lead, i)] for i in range(x.shape[axis]))
+        keys = [(*lead, i) for i in range(x.shape[axis])]
+        return tuple(x[key] for key in keys)
 
     return func
 
