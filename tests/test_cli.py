@@ -347,3 +347,15 @@ def test_plot_without_matplotlib_names_the_extra(tmp_path) -> None:
     )
     assert proc.stderr.strip().splitlines() == [expected]
     assert proc.stdout == ""
+
+
+def test_the_library_never_imports_the_command_line_dependencies() -> None:
+    script = (
+        "import sys, stridewave, stridewave.mx\n"
+        "print(sorted(m for m in ('pandas', 'tqdm', 'matplotlib') if m in sys.modules))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"

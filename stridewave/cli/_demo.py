@@ -455,12 +455,21 @@ def _microscale(columns: npt.NDArray[Any], names: tuple[str, ...], report: Repor
 # -- metal ----------------------------------------------------------------------------
 
 
-def _metal_line(
-    values: npt.NDArray[Any], dtype: sw.SimpleDType, expected: str, report: Report
+def _metal_step(
+    evictable: sw.Evictable, dtype: sw.SimpleDType, expected: str, report: Report
 ) -> None:
+    """Copy the values into a Metal carrier, release the Evictable, and check the copy.
+
+    The Evictable is released before the check so that at most two copies of the
+    data (the tier and the device array, then the device array and its NumPy
+    snapshot) are alive at once.
+    """
     try:
         with _timed() as t:
-            metal = sw.Metal(0, dtype=dtype).new_like(values)
+            flat = np.asarray(evictable).reshape(-1)
+            metal = sw.Metal(0, dtype=dtype).new_like(flat)
+            del flat
+            evictable.release()
             ok = checksum(np.asarray(metal), label="metal") == expected
         device = os.environ.get("STRIDEWAVE_METAL_DEVICE", "gpu")
         report.step(
@@ -596,10 +605,8 @@ def run_demo(
     del columns
 
     if metal:
-        flat = np.asarray(evictable).reshape(-1)
-        _metal_line(flat, dtype, after, report)
-        del flat
-    evictable.release()
+        _metal_step(evictable, dtype, after, report)
+    evictable.release()  # idempotent: the Metal step may have released it already
     wall = time.perf_counter() - started
     report.step(
         "total", report.total, f"sum of the steps; wall time of the demo {wall * 1e3:,.2f} ms"
