@@ -1,10 +1,10 @@
-"""Developer sessions: ``nox -s tests lint typecheck docs bench``."""
+"""Developer sessions: ``nox -s tests lint typecheck contracts docstrings docs bench``."""
 
 from __future__ import annotations
 
 import nox
 
-nox.options.sessions = ["lint", "typecheck", "tests"]
+nox.options.sessions = ["lint", "typecheck", "contracts", "docstrings", "tests"]
 nox.options.default_venv_backend = "venv"
 
 
@@ -42,9 +42,23 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def typecheck(session: nox.Session) -> None:
-    """Run ``mypy --strict`` on the package."""
-    session.install("-e", ".", "mypy")
-    session.run("mypy", "stridewave")
+    """Run ``mypy --strict`` on the package and its tests."""
+    session.install("-e", ".[test]", "mypy")
+    session.run("mypy", "--strict", "stridewave", "tests")
+
+
+@nox.session
+def contracts(session: nox.Session) -> None:
+    """Check the import-linter layering contracts of ``pyproject.toml``."""
+    session.install("-e", ".", "import-linter>=2.3")
+    session.run("lint-imports")
+
+
+@nox.session
+def docstrings(session: nox.Session) -> None:
+    """Validate the numpydoc docstrings of the public surface."""
+    session.install("-e", ".", "numpydoc>=1.11")
+    session.run("python", "tools/check_docstrings.py")
 
 
 @nox.session

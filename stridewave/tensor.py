@@ -76,7 +76,7 @@ class Tensor:
 
     See Also
     --------
-    Tensor.compound : a Tensor of a ``CompoundDType``, one subtensor per plane.
+    Tensor.compound : A Tensor of a ``CompoundDType``, one subtensor per plane.
 
     Examples
     --------

@@ -287,6 +287,12 @@ class DType(metaclass=DTypeMeta):
 
     Spec: "Every dtype has one registered descriptor identity", "Descriptor kinds and
     hierarchy are explicit", "The DType class namespace contains only built-ins".
+
+    Parameters
+    ----------
+    name : str
+        The descriptor's unique registered name (through a concrete subclass; see
+        each kind for its further parameters).
     """
 
     __slots__ = ("__weakref__", "_sw_name", "_sw_state", "_sw_structure", "_sw_supertype")
@@ -430,6 +436,7 @@ class DType(metaclass=DTypeMeta):
         Returns
         -------
         bool
+            True for a category, False for a simple or compound dtype.
         """
         return self._sw_kind == "category"
 
@@ -441,6 +448,7 @@ class DType(metaclass=DTypeMeta):
         Returns
         -------
         bool
+            True for a simple dtype, False for a category or compound dtype.
         """
         return self._sw_kind == "simple"
 
@@ -450,6 +458,7 @@ class DType(metaclass=DTypeMeta):
         Returns
         -------
         bool
+            True for a compound dtype, False for a category or simple dtype.
         """
         return self._sw_kind == "compound"
 
