@@ -79,7 +79,7 @@ def test_demo_on_a_user_npy_file(tmp_path: Path) -> None:
 
 
 def test_float_data_that_happens_to_be_integral_stays_float32_with_its_negative_zero(
-    tmp_path,
+    tmp_path: Path,
 ) -> None:
     path = tmp_path / "integral.npy"
     np.save(path, np.array([[1.0, -0.0], [2.0, 3.0], [-0.0, 5.0]]))
@@ -276,7 +276,7 @@ def test_version_flag_and_a_quiet_broken_pipe() -> None:
     ],
 )  # fmt: skip
 def test_csv_files_as_people_have_them_each_with_a_one_line_note(
-    tmp_path, content, shape, notes
+    tmp_path: Path, content: bytes, shape: str, notes: list[str]
 ) -> None:
     path = tmp_path / "t.csv"
     path.write_bytes(content)
@@ -307,7 +307,7 @@ def test_progress_bars_draw_on_a_terminal_only() -> None:
         assert ("load" in stream.getvalue()) is drawn
 
 
-def test_every_step_is_timed_whole_and_the_steps_cover_the_run(tmp_path) -> None:
+def test_every_step_is_timed_whole_and_the_steps_cover_the_run(tmp_path: Path) -> None:
     path = tmp_path / "t.npy"
     np.save(path, np.random.default_rng(3).normal(size=(200_000, 5)))
     proc = run_cli("demo", str(path), "--no-metal")
@@ -323,7 +323,7 @@ def test_every_step_is_timed_whole_and_the_steps_cover_the_run(tmp_path) -> None
     assert sum(steps) >= 0.8 * wall  # nothing slow happens between the timed steps
 
 
-def test_plot_writes_a_png(tmp_path) -> None:
+def test_plot_writes_a_png(tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
     out = tmp_path / "demo.png"
     proc = run_cli("demo", "--no-metal", "--plot", str(out))
@@ -332,7 +332,7 @@ def test_plot_writes_a_png(tmp_path) -> None:
     assert f"wrote {out}" in proc.stdout
 
 
-def test_plot_without_matplotlib_names_the_extra(tmp_path) -> None:
+def test_plot_without_matplotlib_names_the_extra(tmp_path: Path) -> None:
     script = (
         "import sys; sys.modules['matplotlib'] = None\n"
         "from stridewave.cli._main import main\n"
