@@ -555,19 +555,17 @@ def run_demo(
     with _timed() as t:
         transposed = _transpose(carrier, rows, cols)
         ok_transpose = _matches_transpose(view, np.asarray(transposed), rows)
+        del view
+        carrier.release()  # the row-major copy is no longer needed
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            means = _column_means(np.asarray(transposed).reshape(cols, rows))
     report.step(
         "transpose",
         t[0],
         f"strided scatters to column-major, mapping strides (1, {rows}); "
         f"matches numpy .T: {'yes' if ok_transpose else 'NO'}",
     )
-    del view
-    carrier.release()  # the row-major copy is no longer needed
-    columns = np.asarray(transposed).reshape(cols, rows)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        means = _column_means(columns)
-    del columns
     summary = ", ".join(
         f"{name}={mean:.6g}" for name, mean in zip(names[:4], means[:4], strict=True)
     ) + (", ..." if cols > 4 else "")
@@ -575,9 +573,9 @@ def run_demo(
 
     with _timed() as t_before:
         before = checksum(np.asarray(transposed))
-    secondary = sw.FileBacked(dtype=dtype)
-    evictable = sw.Evictable(transposed, secondary)
     with _timed() as t:
+        secondary = sw.FileBacked(dtype=dtype)
+        evictable = sw.Evictable(transposed, secondary)
         evictable.evict()
     on_disk = os.path.getsize(secondary.path)
     report.step("evict", t[0], f"CPU -> FileBacked: {on_disk:,} bytes in {secondary.path}")
