@@ -69,6 +69,17 @@ def docs(session: nox.Session) -> None:
 
 
 @nox.session
+def interop(session: nox.Session) -> None:
+    """Run the interop matrix with every consumer: PyTorch and JAX (CPU), xarray, pyarrow.
+
+    ``torch==2.13.0`` is the CPU build (a wheel on the project's machines); the tests of
+    a consumer that is absent skip.
+    """
+    session.install("-e", ".[test]", "torch==2.13.0", "jax", "jaxlib", "xarray", "pyarrow")
+    session.run("pytest", "tests/interop", *session.posargs, env={"STRIDEWAVE_METAL_DEVICE": "cpu"})
+
+
+@nox.session
 def bench(session: nox.Session) -> None:
     """Run the benchmarks and print ratios against NumPy measured in the same run."""
     session.install("-e", ".")
@@ -87,3 +98,41 @@ def mindeps(session: nox.Session) -> None:
         "python", "-c", "import numpy, ml_dtypes; print(numpy.__version__, ml_dtypes.__version__)"
     )
     session.run("pytest", *session.posargs, env={"STRIDEWAVE_METAL_DEVICE": "cpu"})
+
+
+@nox.session(name="array_api")
+def array_api(session: nox.Session) -> None:
+    """Run the full array API conformance suite on the host device and on Metal.
+
+    Needs the vendored suite in ``../shared/peer-suites`` (or ``$STRIDEWAVE_PEER_SUITES``);
+    Metal runs on MLX's CPU device unless ``STRIDEWAVE_METAL_DEVICE`` says otherwise.
+    Extra arguments go to the runner, e.g. ``nox -s array_api -- --max-examples 20``.
+    """
+    import os
+    from pathlib import Path
+
+    session.install("-e", ".[test]")
+    root = Path(__file__).resolve().parent
+    peer = Path(os.environ.get("STRIDEWAVE_PEER_SUITES", root.parent / "shared" / "peer-suites"))
+    python = str(Path(session.bin) / "python")
+    for device in ("cpu", "metal"):
+        env = {
+            "PYTHON": python,
+            "STRIDEWAVE_ARRAY_API_DEVICE": device,
+            "STRIDEWAVE_METAL_DEVICE": os.environ.get("STRIDEWAVE_METAL_DEVICE", "cpu"),
+        }
+        session.run(
+            "bash",
+            str(peer / "run-array-api-tests"),
+            "--skips-file",
+            str(peer / "not-applicable-bool-int32-float32.txt"),
+            "--xfails-file",
+            str(root / "tests" / "array_api" / f"xfails-{device}.txt"),
+            "--disable-deadline",
+            "-q",
+            "-p",
+            "no:warnings",
+            *session.posargs,
+            env=env,
+            external=True,
+        )

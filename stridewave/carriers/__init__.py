@@ -8,6 +8,7 @@ kind                    backend                               constructible dtyp
 :class:`FileBacked`     1-D ``numpy.memmap`` of a raw LE file   Float32, Int32
 :class:`Metal`          1-D ``mlx.core.array`` (GPU; lazy mlx)  Float32, Int32, Bool
 :class:`Evictable`      a primary and a secondary carrier       the tiers' common dtypes
+:class:`NpyFile`        1-D ``numpy.memmap`` of a user's .npy   Float32, Int32
 ======================= ===================================== ===========================
 """
 
@@ -17,6 +18,7 @@ from stridewave.carriers._evictable import Evictable
 from stridewave.carriers._file_backed import FileBacked
 from stridewave.carriers._generic import Generic
 from stridewave.carriers._metal import Metal
+from stridewave.carriers._npy_file import NpyFile
 from stridewave.carriers._storage import (
     accepts_storage_dtype,
     storage_zero,
@@ -30,6 +32,7 @@ __all__ = [
     "FileBacked",
     "Generic",
     "Metal",
+    "NpyFile",
     "accepts_storage_dtype",
     "storage_zero",
     "validate_storage_dtype",

@@ -75,6 +75,7 @@ from stridewave.carriers._normalize import (
     scalar_normalizer,
     storage_numpy_dtype,
 )
+from stridewave.carriers._protocols import _Protocols
 from stridewave.carriers._scatter import check_scatter_arguments, scatter_numpy, source_values
 from stridewave.carriers._storage import accepts_storage_dtype, validate_storage_dtype
 from stridewave.dtypes import DType
@@ -227,7 +228,7 @@ def check_flag(name: str, value: object, *, where: str) -> bool:
     raise TypeError(_messages.bad_flag(name, value, where=where))
 
 
-class Carrier(_Lifecycle, abc.ABC):
+class Carrier(_Protocols, _Lifecycle, abc.ABC):
     """One-dimensional homogeneous physical storage with a lifecycle.
 
     A carrier is the dtype-support, lifecycle, mutation/version and dispatch boundary
@@ -551,10 +552,15 @@ class Carrier(_Lifecycle, abc.ABC):
         return iter(values)
 
     def __repr__(self) -> str:
-        """Name the kind, dtype, size and state, e.g. ``CPU(DType.Float32, size=8, live)``."""
+        """Name kind, dtype, size, state and values: ``CPU(DType.Float32, size=2, live, [0., 0.])``.
+
+        A live carrier's values are previewed as NumPy prints them (the first and
+        last three when there are more than eight; see ``_protocols.preview``).
+        """
+        values = self._preview_text()
         return (
             f"{type(self).__name__}({self._dtype!r}, size={self._slots}, "
-            f"{', '.join(self._state_words())})"
+            f"{', '.join(self._state_words())}{'' if values is None else ', ' + values})"
         )
 
     # -- dtype support ------------------------------------------------------------------

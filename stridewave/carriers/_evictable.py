@@ -327,8 +327,31 @@ class Evictable(Carrier):
                 raise
             with primary._access(self):
                 primary.release()
+        # Exported views keep the released buffer alive: retained_nbytes() tells.
+        self._evicted_buffer = weakref.ref(values)
         self._evicted = True
         self._bind_backend()
+
+    _evicted_buffer: weakref.ref[npt.NDArray[Any]] | None = None
+
+    def retained_nbytes(self) -> int:
+        """Return how many bytes of the last evicted primary's storage are still in memory.
+
+        ``evict()`` releases the primary's storage, but a NumPy view, DLPack capsule
+        or buffer exported from it earlier keeps that buffer alive (it stays valid),
+        so the memory goes back to the system only when the last export goes. Drop
+        the exports (``del view``) to free it.
+
+        Returns
+        -------
+        int
+            ``0`` when nothing exported holds the last evicted buffer (or nothing was
+            evicted, or the primary's exports are copies, as Metal's are); else its
+            size in bytes.
+        """
+        ref = self._evicted_buffer
+        buffer = ref() if ref is not None else None
+        return 0 if buffer is None else int(buffer.nbytes)
 
     def promote(self) -> None:
         """Bring the values back into a new primary tier; the secondary returns to size 0.

@@ -18,6 +18,7 @@ Spec: dtype-descriptors, "Every dtype has one registered descriptor identity",
 from __future__ import annotations
 
 import operator
+import sys
 import typing as t
 import weakref
 from typing import TYPE_CHECKING, ClassVar, Final
@@ -91,6 +92,7 @@ _RESERVED: Final = frozenset(
         "block",
         "registered",
         "from_name",
+        "dtype",
         "is_opaque_storage",
         "opaque_storage",
         "__new__",
@@ -411,6 +413,28 @@ class DType(metaclass=DTypeMeta):
         """The registered name again (read-only compatibility alias of :attr:`name`)."""
         return self._sw_name
 
+    @property
+    def dtype(self) -> np.dtype[t.Any]:
+        """The NumPy dtype of a built-in simple descriptor, so NumPy takes it as a dtype.
+
+        NumPy reads an object's ``dtype`` attribute wherever it takes a dtype:
+        ``numpy.dtype(DType.Float32)`` is ``float32``, ``numpy.zeros(3, DType.E4M3)``
+        holds ``ml_dtypes.float8_e4m3fn`` (the table of :func:`stridewave.to_numpy_dtype`).
+        CONTRACT section 8, "Descriptors as NumPy dtypes".
+
+        Raises
+        ------
+        TypeError
+            For a category, a compound dtype or a simple extension without a NumPy
+            counterpart (``numpy.dtype(d)`` then raises ``TypeError`` too).
+        """
+        from stridewave.interop import to_numpy_dtype  # the mapping lives there
+
+        try:
+            return to_numpy_dtype(self)
+        except ValueError as exc:
+            raise TypeError(str(exc)) from None
+
     def __eq__(self, other: object) -> bool:
         return self is other
 
@@ -672,7 +696,13 @@ class DType(metaclass=DTypeMeta):
         why = _why_unusable(self)
         if why is not None:
             raise TypeError(_messages.cannot_pickle(type(self).__name__, why))
-        return (reconstruct_dtype, (self._sw_kind, self._sw_name, self._sw_structure))
+        args = (self._sw_kind, self._sw_name, self._sw_structure)
+        if "distributed" in sys.modules:  # a Dask worker resolves it at first use
+            from stridewave import dask as _dask  # see stridewave/dask.py
+
+            if _dask.pickled_by_distributed():
+                return (_dask.reconstruct_on_worker, args)
+        return (reconstruct_dtype, args)
 
     def __reduce_ex__(self, protocol: t.SupportsIndex) -> tuple[object, ...]:
         """Return :meth:`__reduce__`'s recipe for every pickle protocol.
