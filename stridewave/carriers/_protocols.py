@@ -525,13 +525,15 @@ class _Protocols:
 
     def _preview_text(self) -> str | None:
         """Return the values as NumPy would print them (first and last few), or None."""
-        if self._released or getattr(self, "is_evicted", bool)():
-            return None  # nothing to show, or showing would page an Evictable in
+        if self._released:
+            return None
         try:
-            values = self.__array__()
+            # The backing array itself, not __array__: no lock, no paging in (an
+            # evicted Evictable shows its secondary's values), since messages call repr.
+            values = self._raw_array()  # type: ignore[attr-defined]
+            return preview(values) if values.ndim == 1 else None
         except Exception:  # noqa: BLE001 (a repr must not fail: a race with release, say)
             return None
-        return preview(values)
 
     def _repr_html_(self) -> str:
         """Return an HTML summary for Jupyter: kind, dtype, size, state, version, values.

@@ -111,3 +111,20 @@ def test_retained_nbytes_tells_when_evict_could_not_give_memory_back() -> None:
     del capsule_view
     assert wrapper.retained_nbytes() == 0  # the last export went: memory is back
     wrapper.release()
+
+
+def test_html_of_an_evicted_evictable_shows_values_without_paging_in() -> None:
+    wrapper = sw.Evictable(sw.CPU(0).new_like(VALUES), sw.FileBacked(dtype=sw.DType.Float32))
+    wrapper.evict()
+    assert "11." in wrapper._repr_html_()
+    assert wrapper.is_evicted()
+    wrapper.release()
+
+
+def test_tensor_exports_refuse_after_release() -> None:
+    carrier = sw.CPU(0).new_like(VALUES)
+    tensor = sw.Tensor(carrier, sw.Layout((10,)))
+    carrier.release()
+    for export in (tensor.__dlpack__, tensor.__dlpack_device__, lambda: tensor[0:2]):
+        with pytest.raises(RuntimeError, match="released"):
+            export()
