@@ -32,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import html
 import os
+import re
 import sys
 import tempfile
 from types import TracebackType
@@ -165,12 +166,15 @@ def preview(values: npt.NDArray[Any]) -> str:
     return "[" + ", ".join([*parts[:_EDGE], "...", *parts[_EDGE:]]) + "]"
 
 
+_SESSION_DIR = re.compile(r"^\.stridewave-\d+-")
+
+
 def _session_root(path: str) -> str | None:
     """Return the stridewave session directory containing ``path``, if any."""
     real = os.path.realpath(path)
     parent = os.path.dirname(real)
     while True:
-        if os.path.basename(parent).startswith(".stridewave-"):
+        if _SESSION_DIR.match(os.path.basename(parent)):
             return parent
         up = os.path.dirname(parent)
         if up == parent:
@@ -239,9 +243,15 @@ def write_npy(values: npt.NDArray[Any], path: str | os.PathLike[str], *, what: s
 
 
 def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+    """Return the process umask, read once (``os.umask`` can only be read by setting it)."""
+    if not _UMASK:
+        mask = os.umask(0o022)
+        os.umask(mask)
+        _UMASK.append(mask)
+    return _UMASK[0]
+
+
+_UMASK: list[int] = []
 
 
 class _Protocols:
