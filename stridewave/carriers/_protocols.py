@@ -47,7 +47,13 @@ if TYPE_CHECKING:
 
     from stridewave.dtypes import DType
 
-__all__ = ["IGNORES_READ_ONLY", "export_dlpack", "preview", "write_npy"]
+__all__ = [
+    "IGNORES_READ_ONLY",
+    "NUMPY_EXPORTS_READ_ONLY",
+    "export_dlpack",
+    "preview",
+    "write_npy",
+]
 
 #: Top-level modules of DLPack consumers that ask for a DLPack 1.x capsule but ignore
 #: its read-only flag (checked by test: a write through their result would reach the
@@ -55,6 +61,10 @@ __all__ = ["IGNORES_READ_ONLY", "export_dlpack", "preview", "write_npy"]
 IGNORES_READ_ONLY: Final[frozenset[str]] = frozenset({"torch"})
 
 _KDL_CPU: Final = 1  # DLPack device type of host memory
+
+#: NumPy 2.1 added DLPack 1.x export (``max_version``, ``copy``) with the read-only flag;
+#: before it, host carriers export through DLPack only as copies.
+NUMPY_EXPORTS_READ_ONLY: Final[bool] = np.lib.NumpyVersion(np.__version__) >= "2.1.0"
 
 #: How many values the ``repr`` shows at each end when it summarizes (NumPy's
 #: ``edgeitems`` default); up to ``_PREVIEW_ALL`` values are all shown.
@@ -132,6 +142,14 @@ def export_dlpack(
             f"(e.g. torch.from_dlpack(c).to('cuda'))."
         )
     array = view()
+    if not NUMPY_EXPORTS_READ_ONLY:  # NumPy 2.0: legacy capsules of writable arrays only
+        if copy is False:
+            raise BufferError(
+                f"cannot export {what!r} through DLPack without a copy: NumPy "
+                f"{np.__version__} cannot flag an export read-only (NumPy 2.1 can), and a "
+                f"writable alias would bypass the carrier's version. Drop copy=False."
+            )
+        return np.array(array, copy=True).__dlpack__(stream=stream)  # type: ignore[arg-type,unused-ignore]
     if copy is True or not _honours_read_only(max_version, consumer):
         if copy is False:
             raise BufferError(

@@ -7,7 +7,7 @@ import pytest
 
 import stridewave as sw
 
-from .conftest import VALUES, Kind
+from .conftest import DLPACK_VIEWS, VALUES, Kind
 
 
 @pytest.mark.parametrize(
@@ -43,7 +43,7 @@ def test_categories_compounds_and_bare_extensions_are_not_numpy_dtypes(
 ) -> None:
     scaled = sw.ScaledDType("NicetyMX", element=sw.DType.E4M3, scale=sw.DType.E8M0, block=32)
     for descriptor in (sw.DType.Any, sw.DType.Floating, sw.DType.Integer, scaled, make_simple):
-        with pytest.raises(TypeError, match="no NumPy dtype"):
+        with pytest.raises(TypeError, match=r"no NumPy dtype|Cannot interpret"):  # NumPy 2.0
             np.dtype(descriptor)  # type: ignore[call-overload]
         with pytest.raises(TypeError, match="no NumPy dtype"):
             descriptor.dtype
@@ -107,7 +107,7 @@ def test_retained_nbytes_tells_when_evict_could_not_give_memory_back() -> None:
     assert wrapper.retained_nbytes() == VALUES.nbytes  # the exports hold the old buffer
     np.testing.assert_array_equal(view, VALUES)  # and stay valid
     del view
-    assert wrapper.retained_nbytes() == VALUES.nbytes
+    assert wrapper.retained_nbytes() == (VALUES.nbytes if DLPACK_VIEWS else 0)
     del capsule_view
     assert wrapper.retained_nbytes() == 0  # the last export went: memory is back
     wrapper.release()
