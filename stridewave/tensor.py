@@ -20,6 +20,7 @@ from stridewave.interop import export_dtype
 from stridewave.layout import Layout, _as_index
 
 if TYPE_CHECKING:
+    from types import ModuleType
     from typing import SupportsIndex
 
     import numpy.typing as npt
@@ -77,7 +78,7 @@ class Tensor:
 
     See Also
     --------
-    Tensor.compound : a Tensor of a ``CompoundDType``, one subtensor per plane.
+    Tensor.compound : A Tensor of a ``CompoundDType``, one subtensor per plane.
 
     Examples
     --------
@@ -239,6 +240,30 @@ class Tensor:
         if self._carrier is None:
             return f"Tensor.compound({self._dtype!r}, {self._subtensors!r})"
         return f"Tensor({self._carrier!r}, {self._layout!r}, offset={self._offset})"
+
+    # -- the array API namespace ---------------------------------------------------
+
+    def __array_namespace__(self, /, *, api_version: str | None = None) -> ModuleType:
+        """Return :mod:`stridewave.array_api`, the array API namespace (CONTRACT section 9).
+
+        Parameters
+        ----------
+        api_version : str or None, keyword-only
+            ``None`` or a standard version up to ``"2024.12"``.
+
+        Returns
+        -------
+        module
+            :mod:`stridewave.array_api` (imported on first use).
+
+        Raises
+        ------
+        ValueError
+            If ``api_version`` names a version the namespace does not implement.
+        """
+        from stridewave.array_api._array import namespace
+
+        return namespace(api_version)
 
     # -- NumPy interop ------------------------------------------------------------
 

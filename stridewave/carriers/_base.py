@@ -453,7 +453,27 @@ class Carrier(_Protocols, _Lifecycle, abc.ABC):
         self._version += 1
 
     def __getitem__(self, index: object) -> Any:
-        """Return ``get_value(index)``; slices are refused (use ``numpy.asarray``)."""
+        """Return ``get_value(index)``; slices are refused (use ``numpy.asarray``).
+
+        Parameters
+        ----------
+        index : int-like
+            Physical slot, ``0 <= index < size()``; any object with ``__index__``.
+
+        Returns
+        -------
+        float, int or bool
+            The slot's value as a Python scalar, as :meth:`get_value` returns it.
+
+        Raises
+        ------
+        RuntimeError
+            If the carrier is released.
+        TypeError
+            If ``index`` does not support the integer-index protocol (a slice, say).
+        IndexError
+            If ``index`` is negative or at least ``size()``.
+        """
         if self._released:
             raise RuntimeError(_messages.released(self, "read carrier[index]"))
         i = index if type(index) is int else _as_index(index, "carrier[index]")
@@ -474,7 +494,27 @@ class Carrier(_Protocols, _Lifecycle, abc.ABC):
     # scalar hot path, and the messages name the spelling the caller used.
 
     def __setitem__(self, index: object, value: object) -> None:
-        """Do ``set_value(index, value)``: same checks, same single version step."""
+        """Do ``set_value(index, value)``: same checks, same single version step.
+
+        Parameters
+        ----------
+        index : int-like
+            Physical slot, ``0 <= index < size()``; any object with ``__index__``.
+        value : object
+            The value to store, normalized for the dtype as by :meth:`set_value`.
+
+        Raises
+        ------
+        RuntimeError
+            If the carrier is released, intrinsically immutable, or owned by another
+            carrier outside the owner's access scope.
+        TypeError
+            If ``index`` has no ``__index__``, or the dtype refuses ``value``'s type.
+        IndexError
+            If ``index`` is out of range.
+        OverflowError
+            If ``value`` is outside the dtype's range.
+        """
         if not self._writable:
             self._refuse("write carrier[index]")
         i = index if type(index) is int else _as_index(index, "carrier[index]")

@@ -492,6 +492,12 @@ class Evictable(Carrier):
     ) -> npt.NDArray[Any]:
         """Export to NumPy as the primary tier does, promoting an evicted wrapper first.
 
+        The export is the primary tier's own: for a CPU, Generic or FileBacked
+        primary a zero-copy read-only view, which sees later writes through the
+        wrapper until the next :meth:`evict` (after which it keeps the values it had:
+        the evicted primary's buffer lives on while the view does); for a Metal
+        primary a read-only copy (see :class:`~stridewave.Metal`).
+
         Parameters
         ----------
         dtype : numpy dtype-like, optional
@@ -502,13 +508,7 @@ class Evictable(Carrier):
         Returns
         -------
         numpy.ndarray
-            Shape ``(size(),)``.
-
-        The export is the primary tier's own: for a CPU, Generic or FileBacked
-        primary a zero-copy read-only view, which sees later writes through the
-        wrapper until the next :meth:`evict` (after which it keeps the values it had:
-        the evicted primary's buffer lives on while the view does); for a Metal
-        primary a read-only copy (see :class:`~stridewave.Metal`).
+            The values, shape ``(size(),)``: a view or a copy as said above.
 
         Raises
         ------

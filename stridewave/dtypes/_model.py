@@ -289,6 +289,12 @@ class DType(metaclass=DTypeMeta):
 
     Spec: "Every dtype has one registered descriptor identity", "Descriptor kinds and
     hierarchy are explicit", "The DType class namespace contains only built-ins".
+
+    Parameters
+    ----------
+    name : str
+        The descriptor's unique registered name (through a concrete subclass; see
+        each kind for its further parameters).
     """
 
     __slots__ = ("__weakref__", "_sw_name", "_sw_state", "_sw_structure", "_sw_supertype")
@@ -454,6 +460,7 @@ class DType(metaclass=DTypeMeta):
         Returns
         -------
         bool
+            True for a category, False for a simple or compound dtype.
         """
         return self._sw_kind == "category"
 
@@ -465,6 +472,7 @@ class DType(metaclass=DTypeMeta):
         Returns
         -------
         bool
+            True for a simple dtype, False for a category or compound dtype.
         """
         return self._sw_kind == "simple"
 
@@ -474,6 +482,7 @@ class DType(metaclass=DTypeMeta):
         Returns
         -------
         bool
+            True for a compound dtype, False for a category or simple dtype.
         """
         return self._sw_kind == "compound"
 
