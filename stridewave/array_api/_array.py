@@ -739,14 +739,19 @@ class Array(Tensor):
             kwargs["copy"] = copy
         if self._device.kind == "Metal":
             return metal_backend().dlpack(array, **kwargs)
-        try:
-            return array.__dlpack__(**kwargs)
-        except BufferError:
-            # NumPy does not export a read-only view through DLPack < 1.0 (no
-            # read-only flag there): export a private copy unless copy=False.
-            if copy is False:
-                raise
-            return np.array(array, copy=True).__dlpack__(**kwargs)
+        # Host: the carriers' rule (CONTRACT section 8): zero-copy read-only only for a
+        # consumer that honours the flag; PyTorch and legacy consumers get a copy.
+        from stridewave.carriers._protocols import _caller_module, export_dlpack
+
+        return export_dlpack(
+            lambda: array,
+            what=self,
+            stream=stream,
+            max_version=max_version,
+            dl_device=dl_device,
+            copy=copy,
+            consumer=_caller_module(1),
+        )
 
     def __dlpack_device__(self) -> tuple[int, int]:
         """Return ``(1, 0)`` (kDLCPU): every carrier's memory is host-visible here."""
