@@ -35,6 +35,7 @@ import os
 import re
 import sys
 import tempfile
+from collections.abc import Callable
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final
 
@@ -43,8 +44,6 @@ import numpy.typing as npt
 from typing_extensions import CapsuleType, Self
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from stridewave.dtypes import DType
 
 __all__ = [
@@ -61,6 +60,10 @@ __all__ = [
 IGNORES_READ_ONLY: Final[frozenset[str]] = frozenset({"torch"})
 
 _KDL_CPU: Final = 1  # DLPack device type of host memory
+
+#: The one function that imports MLX (``carriers._metal._import_mlx``), registered by
+#: that module: only the Metal module imports mlx (import contracts).
+MLX_IMPORTER: list[Callable[[], Any]] = []
 
 #: NumPy 2.1 added DLPack 1.x export (``max_version``, ``copy``) with the read-only flag;
 #: before it, host carriers export through DLPack only as copies.
@@ -473,9 +476,7 @@ class _Protocols:
         RuntimeError
             If the carrier is released, or MLX is not installed.
         """
-        from stridewave.carriers._metal import _import_mlx
-
-        mx = _import_mlx()
+        mx = MLX_IMPORTER[0]()  # registered by carriers/_metal.py (lazy mlx import)
         return mx.array(np.array(self.__array__(), copy=True))
 
     def __arrow_array__(self, type: Any = None) -> Any:
