@@ -497,6 +497,7 @@ def check_scatter_arguments(
         low = base + mapping.min_index
         high = base + mapping.max_index
         if low < 0 or high >= size:
+            receiver._require_live("scatter")  # released by another thread meanwhile
             bad, element = (
                 (low, _extreme_element(mapping, highest=False))
                 if low < 0
@@ -537,9 +538,9 @@ def source_values(to_scatter: object) -> npt.NDArray[Any]:
     full host copy for values it may read on the device.
     """
     carrier = to_scatter.carrier  # type: ignore[attr-defined]
-    carrier._require_live("read the scatter source")
-    storage = np.ascontiguousarray(carrier._raw_array())
-    carrier._require_live("read the scatter source")  # a release that raced the line above
+    with carrier._locked():  # atomic with the source's release and moves
+        carrier._require_live("read the scatter source")
+        storage = np.ascontiguousarray(carrier._raw_array())
     values: npt.NDArray[Any] = strided_view(
         storage,
         to_scatter.offset,  # type: ignore[attr-defined]

@@ -6,6 +6,7 @@ never sees a half-inserted entry.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
@@ -16,6 +17,8 @@ if TYPE_CHECKING:
 __all__: list[str] = []
 
 _LOCK: Final = threading.RLock()
+if hasattr(os, "register_at_fork"):  # a lock inherited held by a vanished thread: reset
+    os.register_at_fork(after_in_child=getattr(_LOCK, "_at_fork_reinit"))  # noqa: B009
 _BY_NAME: Final[dict[str, DType]] = {}
 
 
