@@ -23,6 +23,16 @@ def soak(session: nox.Session) -> None:
 
 
 @nox.session
+def big(session: nox.Session) -> None:
+    """Run the demo on a generated 0.64 GB file and check its peak memory (minutes)."""
+    session.install("-e", ".[test]")
+    session.run(
+        "pytest", "-m", "big", "-s", "tests/test_demo_memory.py", *session.posargs,
+        env={"STRIDEWAVE_BIG": "1"},
+    )  # fmt: skip
+
+
+@nox.session
 def lint(session: nox.Session) -> None:
     """Run ruff's linter and formatter check."""
     session.install("ruff")
@@ -47,7 +57,7 @@ def contracts(session: nox.Session) -> None:
 @nox.session
 def docstrings(session: nox.Session) -> None:
     """Validate the numpydoc docstrings of the public surface."""
-    session.install("-e", ".", "numpydoc>=1.11")
+    session.install("-e", ".[test]", "numpydoc>=1.11")  # stridewave.testing needs pytest
     session.run("python", "tools/check_docstrings.py")
 
 

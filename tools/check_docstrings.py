@@ -36,10 +36,18 @@ PUBLIC_MODULES = (
     "stridewave.dtypes",
     "stridewave.interop",
     "stridewave.layout",
+    "stridewave.mx",
+    "stridewave.dask",
+    "stridewave.array_api",
+    "stridewave.array_api.linalg",
+    "stridewave.array_api.fft",
     "stridewave.tensor",
     "stridewave.testing",
     "stridewave.testing.strategies",
     "stridewave.testing.plugin",
+    "stridewave.array_api",
+    "stridewave.array_api.linalg",
+    "stridewave.array_api.fft",
 )
 
 #: special methods that are part of the documented surface (the others, like

@@ -8,7 +8,8 @@
 # the MLX CUDA wheel was copied to /tmp/parts/ by the call before (or the wheels are
 # already unpacked into /tmp/site, or $STRIDEWAVE_GPU_SITE); the second part, the mlx
 # wheel and a typing_extensions wheel are in the folder given by --parts (default
-# .gpu-b/ beside this checkout's root). The image's python3 (3.12) has numpy,
+# .gpu-b/ beside this checkout's root), with wheels of pure-Python dependencies the image
+# lacks in its whl/ subfolder (array-api-compat). The image's python3 (3.12) has numpy,
 # ml_dtypes, pytest and hypothesis.
 #
 # Usage, from anywhere on the device machine (the script runs from its own checkout):
@@ -19,6 +20,7 @@
 #   --no-tests       skip the test suite
 #   --parts DIR      where gpu.part.ab and the mlx wheel are (default: .gpu-b)
 #   --timeout S      limit for each extra script, seconds (default 120)
+#   --xdist N        run the tests in N processes (pytest-xdist, in the image); default 1
 #   --               the rest are extra-script arguments (a lone ';' separates scripts)
 # Extra scripts: each is a path relative to this checkout's root, run with python3 (.py)
 # or bash (anything else), with the arguments that follow it up to the next script path
@@ -37,6 +39,7 @@ BIG=--big
 STANDARD=1
 TESTS=1
 EXTRA_TIMEOUT=120
+XDIST=1
 EXTRAS=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -45,6 +48,7 @@ while [ $# -gt 0 ]; do
         --no-tests) TESTS=0 ;;
         --parts) PARTS=$2; shift ;;
         --timeout) EXTRA_TIMEOUT=$2; shift ;;
+        --xdist) XDIST=$2; shift ;;
         --) shift; EXTRAS+=("$@"); break ;;
         *) EXTRAS+=("$1") ;;
     esac
@@ -75,6 +79,10 @@ for whl in "$PARTS"/typing_extensions-*.whl; do
     [ -f "$whl" ] && ! python3 -c "import typing_extensions" 2>/dev/null \
         && python3 -m zipfile -e "$whl" "$SITE"
 done
+# Pure-Python dependencies the image lacks (e.g. array-api-compat): wheels in $PARTS/whl/.
+for whl in "$PARTS"/whl/*.whl; do
+    [ -f "$whl" ] && python3 -m zipfile -e "$whl" "$SITE"
+done
 
 {
     echo "== $(date -u '+%Y-%m-%d %H:%M:%S UTC') on $(hostname), checkout $ROOT"
@@ -101,18 +109,21 @@ fi
 tests=0
 if [ "$STANDARD" = 1 ]; then
     echo "== diagnose_metal.py (N = 10**8)" | tee "$LOG/diagnose.log"
-    timeout 120 python3 benchmarks/gpu/diagnose_metal.py 2>&1 | tee -a "$LOG/diagnose.log"
+    timeout 75 python3 benchmarks/gpu/diagnose_metal.py 2>&1 | tee -a "$LOG/diagnose.log"
     echo "diagnose exit status: ${PIPESTATUS[0]}" | tee -a "$LOG/diagnose.log"
 
     if [ "$TESTS" = 1 ]; then
         echo "== pytest (Metal on the GPU)" | tee "$LOG/pytest.log"
-        timeout 300 python3 -m pytest -q -p no:cacheprovider -rs 2>&1 | tee -a "$LOG/pytest.log"
+        parallel=()
+        [ "$XDIST" != 1 ] && parallel=(-p xdist -n "$XDIST")
+        timeout 380 python3 -m pytest -q -p no:cacheprovider -rfEs ${parallel[@]+"${parallel[@]}"} 2>&1 \
+            | tee -a "$LOG/pytest.log"
         tests=${PIPESTATUS[0]}
         echo "pytest exit status: $tests" | tee -a "$LOG/pytest.log"
     fi
 
     echo "== bench_metal.py $BIG" | tee "$LOG/bench_metal.log"
-    timeout 150 python3 benchmarks/bench_metal.py $BIG 2>&1 | tee -a "$LOG/bench_metal.log"
+    timeout 130 python3 benchmarks/bench_metal.py $BIG 2>&1 | tee -a "$LOG/bench_metal.log"
     echo "bench exit status: ${PIPESTATUS[0]}" | tee -a "$LOG/bench_metal.log"
 fi
 

@@ -53,9 +53,19 @@ _RAISES: Final = """
 """
 
 
+#: Summaries that already start with a verb in the imperative.
+_VERBS: Final = frozenset(
+    {"Clamp", "Convert", "Broadcast", "Join", "Insert", "Reverse", "Move", "Permute"}
+    | {"Repeat", "Give", "Roll", "Remove", "Split", "Solve", "Shift", "Transpose"}
+)
+
+
 def _document(func: Callable[..., Any], summary: str, returns: str = "Array") -> None:
     """Give ``func`` a numpydoc docstring built from its signature."""
     sig = inspect.signature(func)
+    first = summary.split(" ", 1)[0]
+    if first not in _VERBS:
+        summary = f"Return {summary[0].lower()}{summary[1:]}"
     params = []
     for name, param in sig.parameters.items():
         star = "*" if param.kind is _P.VAR_POSITIONAL else ""
@@ -537,6 +547,10 @@ def asarray(
     if copy is False:
         return _share(obj, wanted, target)
     values = _to_numpy(obj, wanted)
+    if not values.flags.owndata or values is obj:
+        # The carrier adopts ``values``' buffer: never the caller's own memory (only
+        # copy=False shares it, above), so writes on either side stay apart.
+        values = np.array(values, copy=True)
     backend = backend_for(target)
     return _one_wrap(backend.asarray(values, _dtypes.from_numpy(values.dtype)), target)
 

@@ -49,10 +49,11 @@ import numpy as np
 import numpy.typing as npt
 from typing_extensions import Self, override
 
-from stridewave.carriers import _messages
+from stridewave.carriers import _messages, _protocols
 from stridewave.carriers._array_backed import _ArrayCarrier
 from stridewave.carriers._base import Carrier, check_flag, check_size
 from stridewave.carriers._normalize import materialize, storage_numpy_dtype
+from stridewave.carriers._resources import check_host_allocation
 from stridewave.carriers._scatter import (
     ScatterPlan,
     plan_scatter,
@@ -260,6 +261,8 @@ class Metal(_ArrayCarrier):
         dtype = validate_storage_dtype(dtype, carrier="Metal", accepted=_METAL_DTYPES)
         flag = check_flag("mutable", mutable, where="Metal")
         check_flag("empty", empty, where="Metal")
+        # 4 bytes is the widest Metal slot; MLX aborts the process if it cannot allocate
+        check_host_allocation(4 * n, what=f"Metal({n}, dtype={dtype!r})")
         mx = _import_mlx()
         device, name = _select_device(mx)
         array = mx.zeros((n,), dtype=_mlx_dtype(mx, dtype), stream=device)
@@ -818,6 +821,9 @@ def _dense_block(plan: ScatterPlan) -> tuple[int, tuple[int, ...], tuple[int, ..
         (extent - 1) * stride for extent, stride in zip(shape, strides, strict=True) if stride < 0
     )
     return low, order, flipped
+
+
+_protocols.MLX_IMPORTER[:] = [_import_mlx]  # carriers' __mlx_array__ (CONTRACT section 8)
 
 
 def _mlx_dtype(mx: Any, dtype: DType) -> Any:
