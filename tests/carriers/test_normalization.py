@@ -377,12 +377,12 @@ def test_accepted_value_passes_the_list_paths(
 
 
 #: the distinctive words of each row's refusal: what it accepts, how to convert
-REFUSAL_WORDS = {
+REFUSAL_WORDS: dict[DType, tuple[str, ...]] = {
     F32: ("accepts real numbers", ". Convert with float("),
     I32: ("accepts integers", ". Convert with int(", "and bools are refused."),
     BOOL: ("accepts True or False", ". Convert with bool("),
 }
-OVERFLOW_WORDS = {F32: "2**128 - 2**103", I32: "[-2**31, 2**31 - 1]"}
+OVERFLOW_WORDS: dict[DType, str] = {F32: "2**128 - 2**103", I32: "[-2**31, 2**31 - 1]"}
 
 
 @pytest.mark.parametrize(("dtype", "value", "error"), REFUSED)
@@ -412,14 +412,14 @@ def test_storage_never_aliases_an_input_array_of_the_storage_dtype(
 ) -> None:
     if not _holds(kind, dtype):
         return
-    source = np.array([_start(dtype), _start(dtype)], dtype=_NUMPY[dtype])
+    source: np.ndarray = np.array([_start(dtype), _start(dtype)], dtype=_NUMPY[dtype])
     fresh = kind.make([], dtype, True).new_like(source)
     before = list(fresh)
     source[:] = np.zeros(2, dtype=source.dtype)  # the caller reuses its array
     assert list(fresh) == before
 
 
-_NUMPY = {F32: np.float32, I32: np.int32, BOOL: np.bool_}
+_NUMPY: dict[DType, type] = {F32: np.float32, I32: np.int32, BOOL: np.bool_}
 
 
 @pytest.mark.parametrize(
@@ -486,7 +486,8 @@ def test_a_none_in_new_like_values_is_a_hole_holding_the_dtype_zero(
 ) -> None:
     if not _holds(kind, dtype):
         return
-    zero = {F32: 0.0, I32: 0, BOOL: False}[dtype]
+    zeros: dict[DType, object] = {F32: 0.0, I32: 0, BOOL: False}
+    zero = zeros[dtype]
     fresh = kind.make([], dtype, True).new_like([None, _start(dtype), None])
     assert list(fresh) == [zero, _start(dtype), zero]
     assert type(fresh[0]) is type(zero)
@@ -494,7 +495,7 @@ def test_a_none_in_new_like_values_is_a_hole_holding_the_dtype_zero(
 
 def test_values_that_cannot_be_iterated_are_named(kind: Kind) -> None:
     with pytest.raises(TypeError) as info:
-        kind.make([], F32, True).new_like(7)  # type: ignore[arg-type]
+        kind.make([], F32, True).new_like(7)
     message = str(info.value)
     where = message.split(" expects")[0]  # the caller named, e.g. "CPU.new_like"
     assert where.split(".")[0] in {"Generic", "CPU", "FileBacked", "Metal", "Evictable"}
