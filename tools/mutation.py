@@ -156,7 +156,9 @@ def _results(work: Path, target: Target) -> dict[str, str]:
 def _left(work: Path, target: Target) -> list[str]:
     """Return the mutants of the last run that neither died nor are listed equivalent."""
     statuses = _results(work, target)
-    return sorted(m for m, s in statuses.items() if s != "killed" and m not in EQUIVALENT)
+    return sorted(
+        m for m, s in statuses.items() if s not in {"killed", "timeout"} and m not in EQUIVALENT
+    )
 
 
 def _refresh_tests(name: str, target: Target) -> Path:
@@ -188,7 +190,9 @@ def run(name: str, max_children: int, *, recheck: bool = False) -> dict[str, obj
     subprocess.run(command, cwd=work, check=True, stdout=subprocess.DEVNULL)
     seconds = time.monotonic() - start
     statuses = _results(work, target)
-    survivors = sorted(m for m, s in statuses.items() if s != "killed" and m not in EQUIVALENT)
+    # a time-out is a detection too (an endless loop the tests would not finish)
+    detected = {"killed", "timeout"}
+    survivors = sorted(m for m, s in statuses.items() if s not in detected and m not in EQUIVALENT)
     # One process shows every survivor's diff (``mutmut show`` would start one each).
     show = (
         "import sys\n"
@@ -209,7 +213,7 @@ def run(name: str, max_children: int, *, recheck: bool = False) -> dict[str, obj
             check=False,
         )
     equivalent = sum(1 for m in statuses if m in EQUIVALENT)
-    killed = sum(1 for m, s in statuses.items() if s == "killed" and m not in EQUIVALENT)
+    killed = sum(1 for m, s in statuses.items() if s in detected and m not in EQUIVALENT)
     judged = len(statuses) - equivalent
     return {
         "module": target.path,
