@@ -49,12 +49,20 @@ def _bits(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
 
 
 def _same_values(expected: npt.NDArray[Any], actual: npt.NDArray[Any]) -> bool:
-    """Return whether two 1-D arrays hold the same bits (one vectorized pass)."""
+    """Return whether two 1-D arrays hold the same bits (vectorized, 1 MiB-slot chunks).
+
+    Chunked so that the comparison's temporary stays small: a whole-array
+    ``array_equal`` would allocate one bool per slot, a quarter of a Float32 tier.
+    """
     if expected.shape != actual.shape:
         return False
-    if expected.dtype != actual.dtype:
-        return bool(np.array_equal(expected, actual))
-    return bool(np.array_equal(_bits(expected), _bits(actual)))
+    if expected.dtype == actual.dtype:
+        expected, actual = _bits(expected), _bits(actual)
+    step = 1 << 20
+    return all(
+        np.array_equal(expected[start : start + step], actual[start : start + step])
+        for start in range(0, expected.shape[0], step)
+    )
 
 
 class _Reaper:
