@@ -39,6 +39,7 @@ DOCUMENTED = (
     LookupError,
     NotImplementedError,
     OSError,
+    MemoryError,  # a size no process here can hold, before allocating (CONTRACT section 7)
 )
 
 
