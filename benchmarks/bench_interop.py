@@ -113,7 +113,7 @@ def main() -> None:
     args = parser.parse_args()
     warnings.simplefilter("ignore", DeprecationWarning)
     rows = torch_rows(args.size, args.repeat) + dask_rows(args.dask_size, args.repeat)
-    print(f"Float32, {args.size:.0e} slots (DLPack), {args.dask_size:.0e} slots (Dask)")
+    print(f"Float32, {args.size:.1e} slots (DLPack), {args.dask_size:.1e} slots (Dask)")
     print_ratio_table(rows, case_width=40, ref_width=34)
     first = rows[0]
     print(

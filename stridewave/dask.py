@@ -22,16 +22,18 @@ Importing this module imports neither ``dask`` nor ``distributed``.
 
 from __future__ import annotations
 
-import sys
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 from stridewave.dtypes import CompoundDType, DType, DTypeCategory, ScaledDType, SimpleDType
-from stridewave.dtypes._pickle import reconstruct_dtype
+from stridewave.dtypes._pickle import (
+    UnresolvedDType,
+    pickled_by_distributed,
+    reconstruct_on_worker,
+)
 from stridewave.dtypes._structure import same_structure
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from types import FrameType
 
 __all__ = ["dtype_recipes", "register_dtypes", "register_recipes"]
 
@@ -40,7 +42,6 @@ __all__ = ["dtype_recipes", "register_dtypes", "register_recipes"]
 Recipe = tuple[type, str, dict[str, Any], tuple[Any, ...]]
 
 _PLUGIN_NAME = "stridewave-dtypes"
-_DISTRIBUTED_PICKLE = "distributed.protocol.pickle"
 
 
 def _builtins() -> set[int]:
@@ -238,68 +239,6 @@ def __getattr__(attr: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")
 
 
-# -- descriptors pickled by distributed ------------------------------------------------
+# -- descriptors pickled by distributed: stridewave.dtypes._pickle ----------------------
 
-
-def pickled_by_distributed() -> bool:
-    """Return whether the current pickling runs inside ``distributed``'s serializer."""
-    frame: FrameType | None = sys._getframe(1)
-    for _ in range(40):
-        if frame is None:
-            return False
-        if frame.f_globals.get("__name__") == _DISTRIBUTED_PICKLE:
-            return True
-        frame = frame.f_back
-    return False
-
-
-class UnresolvedDType:
-    """A descriptor a worker could not resolve; every use raises the resolution error.
-
-    Stands in for a descriptor unpickled inside ``distributed``'s network layer, so
-    the task that uses it fails (and the client's future raises) instead of the
-    worker's connection breaking.
-    """
-
-    __slots__ = ("_error",)
-
-    def __init__(self, error: Exception) -> None:
-        object.__setattr__(self, "_error", error)
-
-    def _raise(self) -> NoReturn:
-        error: Exception = object.__getattribute__(self, "_error")
-        raise type(error)(str(error)) from None
-
-    def __getattr__(self, attr: str) -> NoReturn:
-        self._raise()
-
-    def __repr__(self) -> str:
-        return f"<unresolved descriptor: {object.__getattribute__(self, '_error')}>"
-
-    def __reduce__(self) -> NoReturn:
-        self._raise()
-
-
-def reconstruct_on_worker(kind: object, name: object, structure: object) -> DType | UnresolvedDType:
-    """Unpickle a descriptor sent by ``distributed``: the registered one, or a stand-in.
-
-    Parameters
-    ----------
-    kind, name, structure
-        As for :func:`stridewave.dtypes._pickle.reconstruct_dtype`.
-
-    Returns
-    -------
-    DType or UnresolvedDType
-        The registered identity; otherwise a stand-in whose every use raises the
-        ``LookupError``/``ValueError`` that ``reconstruct_dtype`` raised, with a hint
-        to call :func:`register_dtypes`.
-    """
-    try:
-        return reconstruct_dtype(kind, name, structure)
-    except (LookupError, ValueError) as exc:
-        hint = (
-            " On Dask workers, register the client's descriptors with "
-            "stridewave.dask.register_dtypes(client) before submitting work."
-        )
-        return UnresolvedDType(type(exc)(f"{exc}{hint}"))
+__all__ += ["UnresolvedDType", "pickled_by_distributed", "reconstruct_on_worker"]

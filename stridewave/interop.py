@@ -32,6 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from stridewave.dtypes import DType
+from stridewave.dtypes._model import NUMPY_MAPPING
 
 __all__ = ["from_numpy_dtype", "to_numpy_dtype"]
 
@@ -179,3 +180,6 @@ def export_dtype(requested: object, *, exporter: object) -> np.dtype[np.generic]
             f"{requested!r} as a dtype ({exc}). Pass a NumPy dtype such as numpy.float32, "
             f"or omit dtype to keep the storage's."
         ) from None
+
+
+NUMPY_MAPPING[:] = [to_numpy_dtype]  # descriptors' ``.dtype`` (CONTRACT section 8)

@@ -326,7 +326,7 @@ class Tensor:
         """The number of axes, ``len(shape)``."""
         return len(self.shape)
 
-    def __getitem__(self, key: Any) -> npt.NDArray[Any]:
+    def __getitem__(self, key: Any) -> Any:
         """Index the logical values as NumPy does (``numpy.asarray(tensor)[key]``).
 
         This is what ``dask.array.from_array(tensor)`` calls for each chunk: basic
@@ -351,8 +351,7 @@ class Tensor:
         IndexError
             As NumPy, for an index out of range.
         """
-        result: npt.NDArray[Any] = self.__array__()[key]
-        return result
+        return self.__array__()[key]
 
     def _export(self) -> npt.NDArray[Any]:
         view = self.__array__()

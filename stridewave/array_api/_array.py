@@ -823,14 +823,19 @@ class Array(Tensor):
             kwargs["copy"] = copy
         if self._device.kind == "Metal":
             return metal_backend().dlpack(array, **kwargs)
-        try:
-            return array.__dlpack__(**kwargs)
-        except BufferError:
-            # NumPy does not export a read-only view through DLPack < 1.0 (no
-            # read-only flag there): export a private copy unless copy=False.
-            if copy is False:
-                raise
-            return np.array(array, copy=True).__dlpack__(**kwargs)
+        # Host: the carriers' rule (CONTRACT section 8): zero-copy read-only only for a
+        # consumer that honours the flag; PyTorch and legacy consumers get a copy.
+        from stridewave.carriers._protocols import _caller_module, export_dlpack
+
+        return export_dlpack(
+            lambda: array,
+            what=self,
+            stream=stream,
+            max_version=max_version,
+            dl_device=dl_device,
+            copy=copy,
+            consumer=_caller_module(1),
+        )
 
     def __dlpack_device__(self) -> tuple[int, int]:
         """Return the DLPack device of the values.
@@ -891,7 +896,7 @@ class Array(Tensor):
 
     # -- indexing ---------------------------------------------------------------------------
 
-    def __getitem__(self, key: object, /) -> Array:  # type: ignore[override]
+    def __getitem__(self, key: object, /) -> Array:  # type: ignore[override,unused-ignore]  # an array API getitem gives arrays, Tensor.__getitem__ NumPy values
         """Return ``self[key]`` (array API indexing).
 
         Parameters

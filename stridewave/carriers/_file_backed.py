@@ -56,11 +56,11 @@ from stridewave.carriers import _messages
 from stridewave.carriers._array_backed import _ArrayCarrier
 from stridewave.carriers._base import check_flag, check_size
 from stridewave.carriers._normalize import materialize, storage_numpy_dtype
+from stridewave.carriers._npy_file import SESSION_DIRECTORY, NpyFile
 from stridewave.carriers._storage import validate_storage_dtype
 from stridewave.dtypes import DType
 
 if TYPE_CHECKING:
-    from stridewave.carriers._npy_file import NpyFile
     from stridewave.layout import Layout
 
 __all__ = ["FileBacked", "session_directory", "sweep_stale_sessions"]
@@ -301,6 +301,9 @@ def session_directory() -> str:
         If the directory cannot be created.
     """
     return _current_session().path
+
+
+SESSION_DIRECTORY[:] = [session_directory]  # NpyFile's owned files live there too
 
 
 def _reserve(fd: int, old_bytes: int, new_bytes: int) -> None:
@@ -581,8 +584,6 @@ class FileBacked(_ArrayCarrier):
         TypeError, ValueError, OSError
             As :class:`NpyFile`.
         """
-        from stridewave.carriers._npy_file import NpyFile  # the kind lives there
-
         return NpyFile(path, mode=mode)
 
     def resize(self, size: int) -> None:

@@ -49,7 +49,7 @@ import numpy as np
 import numpy.typing as npt
 from typing_extensions import Self, override
 
-from stridewave.carriers import _messages
+from stridewave.carriers import _messages, _protocols
 from stridewave.carriers._array_backed import _ArrayCarrier
 from stridewave.carriers._base import Carrier, check_flag, check_size
 from stridewave.carriers._normalize import materialize, storage_numpy_dtype
@@ -821,6 +821,9 @@ def _dense_block(plan: ScatterPlan) -> tuple[int, tuple[int, ...], tuple[int, ..
         (extent - 1) * stride for extent, stride in zip(shape, strides, strict=True) if stride < 0
     )
     return low, order, flipped
+
+
+_protocols.MLX_IMPORTER[:] = [_import_mlx]  # carriers' __mlx_array__ (CONTRACT section 8)
 
 
 def _mlx_dtype(mx: Any, dtype: DType) -> Any:

@@ -27,6 +27,7 @@ import contextlib
 import os
 import uuid
 import weakref
+from collections.abc import Callable
 from typing import Any, ClassVar, Final, SupportsIndex
 
 import numpy as np
@@ -35,7 +36,6 @@ from numpy.lib import format as npy_format
 from typing_extensions import Self, override
 
 from stridewave.carriers._array_backed import _ArrayCarrier
-from stridewave.carriers._file_backed import session_directory
 from stridewave.carriers._normalize import materialize, storage_numpy_dtype
 from stridewave.carriers._protocols import _session_root
 from stridewave.dtypes import DType
@@ -129,9 +129,14 @@ def _map(path: str, mode: str) -> tuple[npt.NDArray[Any], DType, tuple[int, ...]
     return array, found, shape
 
 
+#: ``carriers._file_backed.session_directory``, registered by that module (which sits
+#: above this one: ``FileBacked.open`` returns an NpyFile).
+SESSION_DIRECTORY: list[Callable[[], str]] = []
+
+
 def _create_owned(values: npt.NDArray[Any]) -> str:
     """Write ``values`` to a new ``.npy`` file in the session directory; return its path."""
-    directory = session_directory()
+    directory = SESSION_DIRECTORY[0]()
     path = os.path.join(directory, f"{uuid.uuid4().hex}.npy")
     flags = os.O_CREAT | os.O_EXCL | os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0)
     fd = os.open(path, flags, 0o600)

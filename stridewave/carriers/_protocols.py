@@ -32,8 +32,10 @@ from __future__ import annotations
 import contextlib
 import html
 import os
+import re
 import sys
 import tempfile
+from collections.abc import Callable
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final
 
@@ -42,11 +44,15 @@ import numpy.typing as npt
 from typing_extensions import CapsuleType, Self
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from stridewave.dtypes import DType
 
-__all__ = ["IGNORES_READ_ONLY", "export_dlpack", "preview", "write_npy"]
+__all__ = [
+    "IGNORES_READ_ONLY",
+    "NUMPY_EXPORTS_READ_ONLY",
+    "export_dlpack",
+    "preview",
+    "write_npy",
+]
 
 #: Top-level modules of DLPack consumers that ask for a DLPack 1.x capsule but ignore
 #: its read-only flag (checked by test: a write through their result would reach the
@@ -54,6 +60,14 @@ __all__ = ["IGNORES_READ_ONLY", "export_dlpack", "preview", "write_npy"]
 IGNORES_READ_ONLY: Final[frozenset[str]] = frozenset({"torch"})
 
 _KDL_CPU: Final = 1  # DLPack device type of host memory
+
+#: The one function that imports MLX (``carriers._metal._import_mlx``), registered by
+#: that module: only the Metal module imports mlx (import contracts).
+MLX_IMPORTER: list[Callable[[], Any]] = []
+
+#: NumPy 2.1 added DLPack 1.x export (``max_version``, ``copy``) with the read-only flag;
+#: before it, host carriers export through DLPack only as copies.
+NUMPY_EXPORTS_READ_ONLY: Final[bool] = np.lib.NumpyVersion(np.__version__) >= "2.1.0"
 
 #: How many values the ``repr`` shows at each end when it summarizes (NumPy's
 #: ``edgeitems`` default); up to ``_PREVIEW_ALL`` values are all shown.
@@ -131,6 +145,14 @@ def export_dlpack(
             f"(e.g. torch.from_dlpack(c).to('cuda'))."
         )
     array = view()
+    if not NUMPY_EXPORTS_READ_ONLY:  # NumPy 2.0: legacy capsules of writable arrays only
+        if copy is False:
+            raise BufferError(
+                f"cannot export {what!r} through DLPack without a copy: NumPy "
+                f"{np.__version__} cannot flag an export read-only (NumPy 2.1 can), and a "
+                f"writable alias would bypass the carrier's version. Drop copy=False."
+            )
+        return np.array(array, copy=True).__dlpack__(stream=stream)  # type: ignore[arg-type,unused-ignore]
     if copy is True or not _honours_read_only(max_version, consumer):
         if copy is False:
             raise BufferError(
@@ -165,12 +187,15 @@ def preview(values: npt.NDArray[Any]) -> str:
     return "[" + ", ".join([*parts[:_EDGE], "...", *parts[_EDGE:]]) + "]"
 
 
+_SESSION_DIR = re.compile(r"^\.stridewave-\d+-")
+
+
 def _session_root(path: str) -> str | None:
     """Return the stridewave session directory containing ``path``, if any."""
     real = os.path.realpath(path)
     parent = os.path.dirname(real)
     while True:
-        if os.path.basename(parent).startswith(".stridewave-"):
+        if _SESSION_DIR.match(os.path.basename(parent)):
             return parent
         up = os.path.dirname(parent)
         if up == parent:
@@ -239,9 +264,15 @@ def write_npy(values: npt.NDArray[Any], path: str | os.PathLike[str], *, what: s
 
 
 def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+    """Return the process umask, read once (``os.umask`` can only be read by setting it)."""
+    if not _UMASK:
+        mask = os.umask(0o022)
+        os.umask(mask)
+        _UMASK.append(mask)
+    return _UMASK[0]
+
+
+_UMASK: list[int] = []
 
 
 class _Protocols:
@@ -445,9 +476,7 @@ class _Protocols:
         RuntimeError
             If the carrier is released, or MLX is not installed.
         """
-        from stridewave.carriers._metal import _import_mlx
-
-        mx = _import_mlx()
+        mx = MLX_IMPORTER[0]()  # registered by carriers/_metal.py (lazy mlx import)
         return mx.array(np.array(self.__array__(), copy=True))
 
     def __arrow_array__(self, type: Any = None) -> Any:
@@ -525,13 +554,15 @@ class _Protocols:
 
     def _preview_text(self) -> str | None:
         """Return the values as NumPy would print them (first and last few), or None."""
-        if self._released or getattr(self, "is_evicted", bool)():
-            return None  # nothing to show, or showing would page an Evictable in
+        if self._released:
+            return None
         try:
-            values = self.__array__()
+            # The backing array itself, not __array__: no lock, no paging in (an
+            # evicted Evictable shows its secondary's values), since messages call repr.
+            values = self._raw_array()  # type: ignore[attr-defined]
+            return preview(values) if values.ndim == 1 else None
         except Exception:  # noqa: BLE001 (a repr must not fail: a race with release, say)
             return None
-        return preview(values)
 
     def _repr_html_(self) -> str:
         """Return an HTML summary for Jupyter: kind, dtype, size, state, version, values.

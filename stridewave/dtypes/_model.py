@@ -18,7 +18,6 @@ Spec: dtype-descriptors, "Every dtype has one registered descriptor identity",
 from __future__ import annotations
 
 import operator
-import sys
 import typing as t
 import weakref
 from typing import TYPE_CHECKING, ClassVar, Final
@@ -27,7 +26,11 @@ import numpy as np
 from typing_extensions import Self, override
 
 from stridewave.dtypes import _messages, _registry
-from stridewave.dtypes._pickle import reconstruct_dtype
+from stridewave.dtypes._pickle import (
+    pickled_by_distributed,
+    reconstruct_dtype,
+    reconstruct_on_worker,
+)
 from stridewave.dtypes._structure import Structure, check_extension
 
 __all__ = ["DType", "DTypeCategory", "DTypeMeta", "SimpleDType"]
@@ -116,6 +119,10 @@ _RESERVED: Final = frozenset(
         "__class__",
     }
 )
+
+#: ``stridewave.interop.to_numpy_dtype``, registered by that module when it loads (the
+#: descriptors know nothing of NumPy's dtype table themselves: import contracts).
+NUMPY_MAPPING: list[t.Callable[[DType], np.dtype[t.Any]]] = []
 
 _owned_cache: weakref.WeakKeyDictionary[type, frozenset[str]] = weakref.WeakKeyDictionary()
 
@@ -428,10 +435,10 @@ class DType(metaclass=DTypeMeta):
             For a category, a compound dtype or a simple extension without a NumPy
             counterpart (``numpy.dtype(d)`` then raises ``TypeError`` too).
         """
-        from stridewave.interop import to_numpy_dtype  # the mapping lives there
-
+        if not NUMPY_MAPPING:
+            raise TypeError(f"{self!r}: the NumPy mapping is not loaded; import stridewave")
         try:
-            return to_numpy_dtype(self)
+            return NUMPY_MAPPING[0](self)
         except ValueError as exc:
             raise TypeError(str(exc)) from None
 
@@ -697,11 +704,8 @@ class DType(metaclass=DTypeMeta):
         if why is not None:
             raise TypeError(_messages.cannot_pickle(type(self).__name__, why))
         args = (self._sw_kind, self._sw_name, self._sw_structure)
-        if "distributed" in sys.modules:  # a Dask worker resolves it at first use
-            from stridewave import dask as _dask  # see stridewave/dask.py
-
-            if _dask.pickled_by_distributed():
-                return (_dask.reconstruct_on_worker, args)
+        if pickled_by_distributed():  # a Dask worker resolves it at first use
+            return (reconstruct_on_worker, args)
         return (reconstruct_dtype, args)
 
     def __reduce_ex__(self, protocol: t.SupportsIndex) -> tuple[object, ...]:

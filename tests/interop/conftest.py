@@ -26,6 +26,10 @@ def has(module: str) -> bool:
 
 needs_mlx = pytest.mark.skipif(not has("mlx"), reason="mlx is not installed")
 
+#: NumPy 2.1+ exports read-only arrays through DLPack 1.x; NumPy 2.0 only copies.
+DLPACK_VIEWS = np.lib.NumpyVersion(np.__version__) >= "2.1.0"
+needs_numpy_2_1 = pytest.mark.skipif(not DLPACK_VIEWS, reason="NumPy < 2.1 has no DLPack 1.x")
+
 
 @dataclass(frozen=True)
 class Kind:

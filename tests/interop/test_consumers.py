@@ -134,3 +134,15 @@ def test_pyarrow_int32_and_bool_keep_their_types() -> None:
     flags = pa.array(sw.Generic([True, False, True], dtype=sw.DType.Bool))
     assert flags.type == pa.bool_() and flags.to_pylist() == [True, False, True]
     assert pa.array(sw.CPU(2), type=pa.float64()).type == pa.float64()
+
+
+def test_torch_cannot_write_through_an_array_api_array() -> None:
+    torch = pytest.importorskip("torch")
+    import stridewave.array_api as xp
+
+    array = xp.asarray(VALUES)
+    version = array.carrier.version
+    imported = torch.from_dlpack(array)
+    imported[0] = 99.0
+    assert array.carrier.version == version
+    np.testing.assert_array_equal(np.asarray(array), VALUES)

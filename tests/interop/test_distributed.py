@@ -34,7 +34,7 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
     mp = pytest.MonkeyPatch()
     mp.setenv("TMPDIR", str(tmp_path_factory.mktemp("workers-tmp")))
-    cluster = LocalCluster(
+    cluster = LocalCluster(  # type: ignore[no-untyped-call,unused-ignore]
         processes=True,
         n_workers=2,
         threads_per_worker=1,
@@ -43,7 +43,7 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         local_directory=str(tmp_path_factory.mktemp("dask-space")),
     )
     try:
-        with Client(cluster, timeout=WAIT) as connected:
+        with Client(cluster, timeout=WAIT) as connected:  # type: ignore[no-untyped-call,unused-ignore]
             yield connected
     finally:
         cluster.close(timeout=WAIT)
@@ -60,7 +60,7 @@ def test_reductions_over_an_opened_file_match_numpy(client: Any, tmp_path: Path)
     expected = _values(200_000).reshape(400, 500)
     np.save(tmp_path / "data.npy", expected)
     opened = sw.FileBacked.open(tmp_path / "data.npy")
-    lazy = da.from_array(sw.Tensor(opened, sw.Layout((400, 500))), chunks=(100, 250))
+    lazy = da.from_array(sw.Tensor(opened, sw.Layout((400, 500))), chunks=(100, 250))  # type: ignore[no-untyped-call,unused-ignore]
     graph_bytes = len(pickle.dumps(dict(lazy.__dask_graph__())))
     assert graph_bytes < 50_000 < expected.nbytes  # a reference to the file, not its data
     total = client.compute(lazy.sum(dtype=np.float64)).result(timeout=WAIT)
@@ -76,7 +76,7 @@ def test_a_tensor_over_memory_ships_its_values(client: Any) -> None:
 
     expected = _values(1000)
     tensor = sw.Tensor(sw.CPU.from_numpy(expected.copy()), sw.Layout((1000,)))
-    lazy = da.from_array(tensor, chunks=250)
+    lazy = da.from_array(tensor, chunks=250)  # type: ignore[no-untyped-call,unused-ignore]
     assert client.compute(lazy.sum()).result(timeout=WAIT) == pytest.approx(expected.sum())
 
 

@@ -39,7 +39,7 @@ DOCUMENTED = (
     LookupError,
     NotImplementedError,
     OSError,
-    MemoryError,  # a size no process here can hold, before allocating (CONTRACT section 7)
+    MemoryError,  # CONTRACT section 7: a size the machine cannot hold, before allocating
 )
 
 
