@@ -445,3 +445,33 @@ def test_a_filebacked_made_during_shutdown_leaves_nothing(tmp_path: Path) -> Non
         tmp_path,
     )
     assert [n for n in os.listdir(tmp_path) if "stridewave" in n] == []
+
+
+@linux_only
+def test_sizes_no_process_can_hold_are_memory_errors_before_allocating(tmp_path: Path) -> None:
+    out = run(
+        """
+        import importlib.util, resource
+        limit = 3 << 30
+        resource.setrlimit(resource.RLIMIT_AS, (limit, resource.RLIM_INFINITY))
+        cases = {
+            "CPU": lambda: CPU(2**31 - 1),
+            "CPU.allocate_like": lambda: CPU(0).allocate_like(2**40),
+            "new_like(range)": lambda: CPU(0).new_like(range(10**12)),
+        }
+        if importlib.util.find_spec("mlx") is not None:
+            from stridewave import Metal
+            cases["Metal"] = lambda: Metal(2**31 - 1)
+        for name, action in cases.items():
+            try:
+                action()
+            except MemoryError as exc:
+                assert "more than this process can ever hold" in str(exc), (name, exc)
+            else:
+                raise AssertionError(name)
+        print("ok")
+        """,
+        tmp_path,
+        timeout=60,
+    )
+    assert out.split() == ["ok"]
