@@ -14,6 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from stridewave.carriers._base import Carrier
+from stridewave.carriers._capabilities import Capabilities, ScatterSupport
 
 __all__ = ["_ArrayCarrier"]
 
@@ -37,6 +38,10 @@ class _ArrayCarrier(Carrier):
     """A carrier whose backend is one C-contiguous 1-D ``numpy.ndarray`` in ``_array``."""
 
     _array: npt.NDArray[Any]
+
+    capabilities: Capabilities = Capabilities(
+        scatter=ScatterSupport.HOST, secondary=True, exports_views=True, host_addressable=True
+    )
 
     def _bind_backend(self) -> None:
         array = self._array

@@ -22,8 +22,9 @@ Backend hooks (override in a subclass)
     default runs :func:`stridewave.carriers._scatter.scatter_numpy` on ``_raw_array()``
     (strided copy, no index array, for injective mappings). Metal overrides it with
     ``scatter_indices(base, mapping)`` and one MLX assignment.
-    A kind without scatter sets ``_SCATTERS = False`` (FileBacked): ``scatter``
-    then raises ``NotImplementedError`` before any validation.
+    A kind without scatter declares ``ScatterSupport.NONE`` in its capability
+    record (FileBacked): ``scatter`` then raises ``NotImplementedError`` before any
+    validation.
 ``_raw_load(values: ndarray) -> None``
     Optional (a kind that lacks it cannot be an Evictable secondary): replace the
     whole storage with a copy of ``values`` (normalized, storage NumPy dtype, 1-D;
@@ -68,15 +69,12 @@ import numpy.typing as npt
 from typing_extensions import Self
 
 from stridewave.carriers import _messages
+from stridewave.carriers._capabilities import Capabilities, ScatterSupport
 from stridewave.carriers._lifecycle import _Lifecycle
-from stridewave.carriers._normalize import (
-    fast_path,
-    materialize,
-    scalar_normalizer,
-    storage_numpy_dtype,
-)
+from stridewave.carriers._normalize import materialize
 from stridewave.carriers._scatter import check_scatter_arguments, scatter_numpy, source_values
 from stridewave.carriers._storage import accepts_storage_dtype, validate_storage_dtype
+from stridewave.carriers._storage_dtypes import storage_row
 from stridewave.dtypes import DType
 from stridewave.layout import Layout
 
@@ -247,9 +245,13 @@ class Carrier(_Lifecycle, abc.ABC):
 
     _SUPPORTED_STORAGE: ClassVar[tuple[DType, ...] | None] = None
     _CONSTRUCTIBLE_STORAGE: ClassVar[tuple[DType, ...] | None] = None
-    #: Whether the kind implements the scatter mutation (FileBacked: no, it raises
-    #: NotImplementedError). Read by the scatter template before any validation.
-    _SCATTERS: ClassVar[bool] = True
+
+    #: What the kind can do (see :mod:`stridewave.carriers._capabilities`), declared
+    #: by every kind; the default is an ordinary host carrier that cannot be an
+    #: Evictable secondary (it has no ``_raw_load``).
+    capabilities: Capabilities = Capabilities(
+        scatter=ScatterSupport.HOST, secondary=False, exports_views=True, host_addressable=True
+    )
 
     _dtype: DType
     _slots: int
@@ -262,16 +264,21 @@ class Carrier(_Lifecycle, abc.ABC):
     # -- construction bookkeeping ---------------------------------------------------
 
     def _init_carrier(self, dtype: DType, *, mutable: bool) -> None:
-        """Finish construction: dtype, normalizer, lifecycle, scalar accessors."""
+        """Finish construction: dtype, normalizer, lifecycle, scalar accessors.
+
+        The dtype's row is read once, here: the scalar paths use the cached rule and
+        fast-path bounds, never a table lookup.
+        """
         self._dtype = dtype
-        self._norm = self._scalar_normalizer()
-        self._fast_type, self._fast_low, self._fast_high = fast_path(dtype)
+        row = storage_row(dtype)
+        self._norm = row.normalize
+        self._fast_type, self._fast_low, self._fast_high = (
+            row.fast_type,
+            row.fast_low,
+            row.fast_high,
+        )
         self._init_lifecycle(mutable=mutable)
         self._bind_backend()
-
-    def _scalar_normalizer(self) -> Callable[[object], Any]:
-        """Return the scalar normalizer for the held dtype (override for other dtypes)."""
-        return scalar_normalizer(self._dtype)
 
     def _bind_backend(self) -> None:
         """Cache the slot count and scalar accessors; call after the buffer changes."""
@@ -340,7 +347,7 @@ class Carrier(_Lifecycle, abc.ABC):
         ``OverflowError`` per the normalization table. Used by bulk write paths.
         """
         array, _fresh = materialize(
-            values, self._dtype, storage_numpy_dtype(self._dtype), where=where
+            values, self._dtype, storage_row(self._dtype).numpy, where=where
         )
         return array
 
@@ -512,7 +519,7 @@ class Carrier(_Lifecycle, abc.ABC):
     def __repr__(self) -> str:
         """Name the kind, dtype, size and state, e.g. ``CPU(DType.Float32, size=8, live)``."""
         return (
-            f"{type(self).__name__}({self._dtype!r}, size={self._slots}, "
+            f"{type(self).__name__}({_messages.dtype_text(self._dtype)}, size={self._slots}, "
             f"{', '.join(self._state_words())})"
         )
 
@@ -715,8 +722,8 @@ class Carrier(_Lifecycle, abc.ABC):
         OverflowError
             If a source value is outside the receiver dtype's range.
         NotImplementedError
-            If the kind does not implement scatter (``_SCATTERS = False``:
-            FileBacked), before any other check.
+            If the kind does not implement scatter (``capabilities.scatter`` is
+            ``ScatterSupport.NONE``: FileBacked), before any other check.
 
         Notes
         -----
@@ -724,7 +731,7 @@ class Carrier(_Lifecycle, abc.ABC):
         call changes neither values nor ``version``; a successful call advances
         ``version`` by exactly one.
         """
-        if not self._SCATTERS:
+        if self.capabilities.scatter is ScatterSupport.NONE:
             raise NotImplementedError(_messages.scatter_unsupported(self))
         base = check_scatter_arguments(self, to_scatter, scatter_onto, mapping, mapping_offset)
         with self._mutation("scatter"):

@@ -15,6 +15,7 @@ from stridewave.carriers._array_backed import _ArrayCarrier
 from stridewave.carriers._base import check_flag, check_size
 from stridewave.carriers._normalize import materialize, storage_numpy_dtype
 from stridewave.carriers._storage import validate_storage_dtype
+from stridewave.carriers._storage_dtypes import row_for_numpy
 from stridewave.dtypes import DType
 
 __all__ = ["CPU"]
@@ -59,8 +60,9 @@ class CPU(_ArrayCarrier):
     Raises
     ------
     TypeError
-        If ``size`` or ``pointer`` is not an integer, ``dtype`` is not a DType, or a
-        flag is not a bool.
+        If ``size`` or ``pointer`` is not an integer (a descriptor given positionally as
+        ``pointer`` is told that ``dtype`` is keyword-only), ``dtype`` is not a DType, or
+        a flag is not a bool.
     ValueError
         If ``size`` is negative, ``pointer`` is not positive, or ``dtype`` is not one
         of Float32, Int32 and Bool (categories and compound dtypes included).
@@ -98,6 +100,9 @@ class CPU(_ArrayCarrier):
             self._array = np.empty(n, dtype=np_dtype) if skip else np.zeros(n, dtype=np_dtype)
             self._wraps = False
         else:
+            given: object = pointer  # typed int, but callers may pass a descriptor here
+            if isinstance(given, DType):
+                raise TypeError(_messages.dtype_positional(given, where="CPU"))
             if isinstance(pointer, (bool, np.bool_)):
                 raise TypeError(_messages.bad_pointer_type(pointer))
             try:
@@ -154,13 +159,8 @@ class CPU(_ArrayCarrier):
                 f"Convert with numpy.ascontiguousarray(values, dtype=numpy.float32)."
             )
         flag = check_flag("mutable", mutable, where="CPU.from_numpy")
-        table = {
-            np.dtype(np.float32): DType.Float32,
-            np.dtype(np.int32): DType.Int32,
-            np.dtype(np.bool_): DType.Bool,
-        }
-        dtype = table.get(array.dtype)
-        if dtype is None or array.ndim != 1 or not array.flags.c_contiguous:
+        row = row_for_numpy(array.dtype)
+        if row is None or array.ndim != 1 or not array.flags.c_contiguous:
             raise ValueError(
                 f"CPU.from_numpy expects a 1-D C-contiguous array of float32, int32 or bool "
                 f"(native byte order); got shape {array.shape}, dtype {array.dtype}, "
@@ -173,9 +173,9 @@ class CPU(_ArrayCarrier):
                 "or a writeable array."
             )
         self = cls.__new__(cls)
-        self._array = array.view()
+        self._array = np.asarray(array).view()  # a subclass is wrapped as plain data
         self._wraps = True
-        self._init_carrier(dtype, mutable=flag)
+        self._init_carrier(row.dtype, mutable=flag)
         return self
 
     def pointer(self) -> int:
@@ -213,7 +213,7 @@ class CPU(_ArrayCarrier):
     @override
     def _raw_new_like(self, values: object, *, mutable: bool, dtype: DType) -> Self:
         np_dtype = storage_numpy_dtype(dtype)
-        array, fresh = materialize(values, dtype, np_dtype, where="CPU.new_like")
+        array, fresh = materialize(values, dtype, np_dtype, where="CPU.new_like", holes=True)
         if not fresh or not array.flags.c_contiguous:
             array = np.array(array, dtype=np_dtype, copy=True, order="C")
         return type(self)._from_owned_array(array, dtype, mutable=mutable)

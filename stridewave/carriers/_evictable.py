@@ -24,7 +24,7 @@ import threading
 import warnings
 import weakref
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, ClassVar, SupportsIndex
+from typing import TYPE_CHECKING, Any, SupportsIndex
 
 import numpy as np
 import numpy.typing as npt
@@ -32,6 +32,7 @@ from typing_extensions import Self, override
 
 from stridewave.carriers import _messages
 from stridewave.carriers._base import Carrier
+from stridewave.carriers._capabilities import Capabilities, ScatterSupport
 from stridewave.carriers._scatter import check_scatter_arguments
 from stridewave.dtypes import DType
 
@@ -183,7 +184,11 @@ class Evictable(Carrier):
     _evicted: bool
     _logical: int
 
-    _SCATTERS: ClassVar[bool] = True
+    #: The kind's declaration: an Evictable is never a secondary itself. Each instance
+    #: replaces it with the record derived from its primary tier (in ``__init__``).
+    capabilities: Capabilities = Capabilities(
+        scatter=ScatterSupport.HOST, secondary=False, exports_views=True, host_addressable=True
+    )
 
     def __init__(self, primary: Carrier, secondary: Carrier) -> None:
         for role, tier in (("primary", primary), ("secondary", secondary)):
@@ -205,6 +210,13 @@ class Evictable(Carrier):
         # on a promoted wrapper never takes it (the hot path stays lock-free).
         self._transition = threading.RLock()
         self._logical = primary._slots
+        declared = type(primary).capabilities
+        self.capabilities = Capabilities(
+            scatter=declared.scatter,
+            secondary=False,
+            exports_views=declared.exports_views,
+            host_addressable=declared.host_addressable,
+        )
         self._init_carrier(dtype, mutable=primary._intrinsic_mutable)
 
     @staticmethod
@@ -213,14 +225,14 @@ class Evictable(Carrier):
         if secondary._dtype is not primary._dtype:
             raise ValueError(
                 f"Evictable needs tiers of one dtype; given primary {primary!r} and "
-                f"secondary {secondary!r}. Make the secondary with dtype={primary._dtype!r}. "
+                f"secondary {secondary!r}. Make the secondary with dtype={_messages.dtype_text(primary._dtype)}. "
                 f"Nothing was claimed."
             )
         if not secondary._intrinsic_mutable:
             raise ValueError(
                 f"Evictable needs an intrinsically mutable secondary (eviction writes into "
                 f"it); given {secondary!r}, built with mutable=False. Pass a mutable one, "
-                f"e.g. FileBacked(dtype={secondary._dtype!r}). Nothing was claimed."
+                f"e.g. FileBacked(dtype={_messages.dtype_text(secondary._dtype)}). Nothing was claimed."
             )
         if secondary._slots:
             raise ValueError(
@@ -228,11 +240,12 @@ class Evictable(Carrier):
                 f"overwritten by evict(); given {secondary!r} with {secondary._slots} slots. "
                 f"Pass secondary.allocate_like(0). Nothing was claimed."
             )
-        if type(secondary)._raw_load is Carrier._raw_load:
+        if not type(secondary).capabilities.secondary:
             raise ValueError(
-                f"Evictable cannot use {type(secondary).__name__} as its secondary: the kind "
-                f"cannot replace its storage in one move (no _raw_load). Use CPU, Generic "
-                f"or FileBacked as the secondary. Nothing was claimed."
+                f"Evictable cannot use {type(secondary).__name__} as its secondary: its "
+                f"capability record says it may not be one (it cannot replace its storage "
+                f"in one move on the host). Use CPU, Generic or FileBacked as the "
+                f"secondary. Nothing was claimed."
             )
 
     # -- the tiers and residency ----------------------------------------------------------
@@ -453,7 +466,7 @@ class Evictable(Carrier):
         NotImplementedError
             If the primary tier's kind does not scatter (FileBacked).
         """
-        if not type(self._primary)._SCATTERS:
+        if self.capabilities.scatter is ScatterSupport.NONE:
             raise NotImplementedError(
                 f"cannot scatter into {self!r}: its primary tier kind "
                 f"{type(self._primary).__name__} does not implement scatter (carrier-storage "
@@ -614,7 +627,7 @@ class Evictable(Carrier):
         E.g. ``Evictable(DType.Float32, size=8, live, evicted; CPU over FileBacked)``.
         """
         return (
-            f"Evictable({self._dtype!r}, size={self._slots}, "
+            f"Evictable({_messages.dtype_text(self._dtype)}, size={self._slots}, "
             f"{', '.join(self._state_words())}; {type(self._primary).__name__} over "
             f"{type(self._secondary).__name__})"
         )

@@ -47,6 +47,7 @@ from typing_extensions import Self, override
 from stridewave.carriers import _messages
 from stridewave.carriers._array_backed import _ArrayCarrier
 from stridewave.carriers._base import check_flag, check_size
+from stridewave.carriers._capabilities import Capabilities, ScatterSupport
 from stridewave.carriers._normalize import materialize, storage_numpy_dtype
 from stridewave.carriers._storage import validate_storage_dtype
 from stridewave.dtypes import DType
@@ -340,13 +341,18 @@ class FileBacked(_ArrayCarrier):
     _SUPPORTED_STORAGE: ClassVar[tuple[DType, ...] | None] = _FILE_SUPPORTED
     _CONSTRUCTIBLE_STORAGE: ClassVar[tuple[DType, ...] | None] = _FILE_CONCRETE
 
-    _SCATTERS: ClassVar[bool] = False
+    #: No scatter (the spec: FileBacked SHALL raise NotImplementedError).
+    capabilities: Capabilities = Capabilities(
+        scatter=ScatterSupport.NONE, secondary=True, exports_views=True, host_addressable=True
+    )
 
     _path: str
     _identity: tuple[int, int]
     _finalizer: weakref.finalize[Any, Any]
 
     def __init__(self, filename: str | None = None, *, mutable: bool = True, dtype: DType) -> None:
+        if isinstance(filename, DType):
+            raise TypeError(_messages.dtype_positional(filename, where="FileBacked"))
         dtype = validate_storage_dtype(dtype, carrier="FileBacked", accepted=_FILE_CONCRETE)
         flag = check_flag("mutable", mutable, where="FileBacked")
         name = _check_filename(filename)
@@ -526,7 +532,9 @@ class FileBacked(_ArrayCarrier):
     @override
     def _raw_new_like(self, values: object, *, mutable: bool, dtype: DType) -> Self:
         np_dtype = storage_numpy_dtype(dtype, little_endian=True)
-        array, _fresh = materialize(values, dtype, np_dtype, where="FileBacked.new_like")
+        array, _fresh = materialize(
+            values, dtype, np_dtype, where="FileBacked.new_like", holes=True
+        )
         result = type(self).__new__(type(self))
         result._setup(None, dtype, mutable, data=array, size=0)
         return result

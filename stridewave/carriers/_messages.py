@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from stridewave.dtypes import DType
+
 __all__ = [
+    "array_refused",
     "bad_flag",
     "bad_index_type",
     "bad_pointer_type",
@@ -19,25 +22,40 @@ __all__ = [
     "claim_refused",
     "compound_storage",
     "copy_impossible",
+    "dtype_positional",
+    "dtype_text",
     "duplicate_file",
     "index_out_of_range",
+    "missing_dtype",
     "negative_size",
+    "no_storage_row",
     "non_positive_pointer",
     "not_a_dtype",
     "not_iterable",
+    "not_one_dimensional",
     "not_owner",
     "not_writable",
     "owned_release",
     "path_component",
     "released",
+    "scatter_unsupported",
+    "too_many_items",
     "unsupported_dtype",
     "value_overflow",
     "value_type",
 ]
 
 
+def dtype_text(dtype: object) -> str:
+    """Spell a descriptor as code: ``DType.Float32`` for a built-in, else its ``repr``."""
+    name = getattr(dtype, "name", None)
+    if type(name) is str and isinstance(dtype, DType) and getattr(DType, name, None) is dtype:
+        return f"DType.{name}"
+    return repr(dtype)
+
+
 def _names(accepted: Iterable[object]) -> str:
-    names = [repr(d) for d in accepted]
+    names = [dtype_text(d) for d in accepted]
     if not names:
         return "no dtype"
     if len(names) == 1:
@@ -73,15 +91,15 @@ def not_a_dtype(value: object, *, where: str) -> str:
 def unsupported_dtype(dtype: object, *, carrier: str, accepted: Iterable[object]) -> str:
     """Text for a valid simple descriptor outside a carrier's accepted set (``ValueError``)."""
     return (
-        f"{carrier} storage accepts {_names(accepted)}; got {dtype!r}. "
-        f"Pick one of the accepted dtypes, or a carrier kind that stores {dtype!r}."
+        f"{carrier} storage accepts {_names(accepted)}; got {dtype_text(dtype)}. "
+        f"Pick one of the accepted dtypes, or a carrier kind that stores {dtype_text(dtype)}."
     )
 
 
 def category_storage(dtype: object, *, carrier: str, accepted: Iterable[object]) -> str:
     """Text for a category given where a storage dtype is needed (``ValueError``)."""
     return (
-        f"{carrier} storage accepts {_names(accepted)}; got {dtype!r}, a category with no "
+        f"{carrier} storage accepts {_names(accepted)}; got {dtype_text(dtype)}, a category with no "
         f"storage encoding. Pass a simple dtype instead."
     )
 
@@ -89,7 +107,7 @@ def category_storage(dtype: object, *, carrier: str, accepted: Iterable[object])
 def compound_storage(dtype: object, *, carrier: str, accepted: Iterable[object]) -> str:
     """Text for a compound dtype given to homogeneous storage (``ValueError``)."""
     return (
-        f"{carrier} storage accepts {_names(accepted)}; got {dtype!r}, a compound dtype whose "
+        f"{carrier} storage accepts {_names(accepted)}; got {dtype_text(dtype)}, a compound dtype whose "
         f"values live in several simple-dtype planes. Homogeneous carrier storage holds one "
         f"simple dtype and cannot hold multiple planes (multi-plane storage is deferred): "
         f"allocate one carrier per plane and combine them with Tensor.compound."
@@ -175,22 +193,91 @@ def not_iterable(value: object, *, where: str) -> str:
 
 def value_type(value: object, *, dtype: object, expected: str, fix: str) -> str:
     """Text for a value whose type the dtype's normalization refuses (``TypeError``)."""
+    if value is None:
+        fix = (
+            "None is a hole only in new_like input (it reads as the dtype's zero there); "
+            "write the value, or the dtype's zero, explicitly."
+        )
     return (
-        f"{dtype!r} storage accepts {expected}; got {_short(value)} of type "
+        f"{dtype_text(dtype)} storage accepts {expected}; got {_short(value)} of type "
         f"{_type_name(value)}. {fix}"
+    )
+
+
+def array_refused(array_dtype: object, *, dtype: object, expected: str) -> str:
+    """Text for a NumPy array whose dtype the vectorized rule refuses (``TypeError``)."""
+    return (
+        f"{dtype_text(dtype)} storage accepts arrays of {expected}; got a numpy.ndarray of dtype "
+        f"{array_dtype}. Convert it explicitly with array.astype(...) first."
+    )
+
+
+def no_storage_row(dtype: object, known: Iterable[object]) -> str:
+    """Text for a descriptor with no row in the storage-dtype table (``ValueError``)."""
+    return (
+        f"{dtype_text(dtype)} has no storage encoding: carriers store {_names(known)}. Pick one of "
+        f"those dtypes."
+    )
+
+
+def not_one_dimensional(shape: tuple[int, ...], *, where: str) -> str:
+    """Text for an array of values that is not 1-D (``TypeError``)."""
+    return (
+        f"{where} expects values to be one-dimensional; got an array of shape {shape}. "
+        f"Flatten it first with numpy.ravel(values)."
+    )
+
+
+def too_many_items(where: str, limit: int) -> str:
+    """Text for an iterable without a trustworthy length that is too long (``ValueError``)."""
+    return (
+        f"{where} stopped consuming values after {limit} items: the iterable has no "
+        f"trustworthy length and may be infinite (e.g. itertools.count()). Pass a NumPy "
+        f"array, a buffer or a list instead (no limit), or bound it with "
+        f"itertools.islice(values, n). Nothing was allocated."
+    )
+
+
+def dtype_positional(dtype: object, *, where: str) -> str:
+    """Text for a DType passed positionally where ``dtype`` is keyword-only (``TypeError``)."""
+    return (
+        f"{where} got the descriptor {dtype_text(dtype)} as a positional argument, but dtype is "
+        f"keyword-only: write {where}(..., dtype={dtype_text(dtype)})."
+    )
+
+
+def missing_dtype(*, where: str, accepted: Iterable[object]) -> str:
+    """Text for a required keyword-only ``dtype`` left out (``TypeError``)."""
+    return (
+        f"{where}() missing 1 required keyword-only argument: 'dtype'. Pass "
+        f"dtype= one of {_names(accepted)}."
     )
 
 
 def value_overflow(value: object, *, dtype: object, limits: str) -> str:
     """Text for a value outside the dtype's finite range (``OverflowError``)."""
     return (
-        f"{dtype!r} storage holds {limits}; got {_short(value)}, which does not fit. "
+        f"{dtype_text(dtype)} storage holds {limits}; got {_short(value)}, which does not fit. "
         f"Clip or rescale the value, or use a wider storage dtype."
     )
 
 
 def released(carrier: object, action: str) -> str:
-    """Text for storage access on a released carrier (``RuntimeError``)."""
+    """Text for storage access on a released carrier (``RuntimeError``).
+
+    A released tier of a composite (an Evictable's former primary after ``evict()``)
+    names its owner: the values live on there.
+    """
+    owner = getattr(carrier, "_owner", None)
+    target = getattr(owner, "target", None)
+    live_owner = target() if callable(target) else None
+    if live_owner is not None and not getattr(live_owner, "_released", True):
+        kind = getattr(owner, "owner_kind", type(owner).__name__)
+        return (
+            f"cannot {action} on {carrier!r}: it is a tier of {kind} {_short(owner)}, which "
+            f"moved the values out of it and released it. Read and write through the "
+            f"{kind}; it pages the values back in."
+        )
     return (
         f"cannot {action} on {carrier!r}: its storage was released and is gone for good. "
         f"dtype(), supports_storage_dtype() and new_like() still work: build fresh storage "
@@ -278,6 +365,7 @@ def duplicate_file(filename: str, directory: str) -> str:
 
 
 def scatter_unsupported(carrier: object) -> str:
+    """Text for scatter on a kind that does not implement it (``NotImplementedError``)."""
     kind = type(carrier).__name__
     return (
         f"{kind} does not implement scatter (spec: carrier-storage). Scatter into a CPU "

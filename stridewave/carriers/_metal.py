@@ -49,9 +49,11 @@ from typing_extensions import Self, override
 from stridewave.carriers import _messages
 from stridewave.carriers._array_backed import _ArrayCarrier
 from stridewave.carriers._base import Carrier, check_flag, check_size
+from stridewave.carriers._capabilities import Capabilities, ScatterSupport
 from stridewave.carriers._normalize import materialize, storage_numpy_dtype
 from stridewave.carriers._scatter import plan_scatter, scatter_indices, strided_view
 from stridewave.carriers._storage import validate_storage_dtype
+from stridewave.carriers._storage_dtypes import storage_row
 from stridewave.dtypes import DType
 from stridewave.layout import Layout
 from stridewave.tensor import Tensor
@@ -230,6 +232,12 @@ class Metal(_ArrayCarrier):
 
     _SUPPORTED_STORAGE: ClassVar[tuple[DType, ...] | None] = _METAL_DTYPES
     _CONSTRUCTIBLE_STORAGE: ClassVar[tuple[DType, ...] | None] = _METAL_DTYPES
+
+    #: Device scatter (MLX sources stay on the device); never a secondary (MLX may
+    #: move its buffer, so it cannot take a one-move load); exports snapshots.
+    capabilities: Capabilities = Capabilities(
+        scatter=ScatterSupport.DEVICE, secondary=False, exports_views=False, host_addressable=False
+    )
 
     _mx_array: Any
     _device: Any
@@ -590,7 +598,7 @@ class Metal(_ArrayCarrier):
     @override
     def _raw_new_like(self, values: object, *, mutable: bool, dtype: DType) -> Self:
         np_dtype = storage_numpy_dtype(dtype)
-        array, _fresh = materialize(values, dtype, np_dtype, where="Metal.new_like")
+        array, _fresh = materialize(values, dtype, np_dtype, where="Metal.new_like", holes=True)
         mx = _import_mlx()
         device, name = _select_device(mx)
         fresh = type(self).__new__(type(self))
@@ -630,8 +638,5 @@ def _device_source(receiver: Metal, to_scatter: object) -> Any:
 
 
 def _mlx_dtype(mx: Any, dtype: DType) -> Any:
-    if dtype is DType.Float32:
-        return mx.float32
-    if dtype is DType.Int32:
-        return mx.int32
-    return mx.bool_
+    """Return the ``mlx.core`` dtype of storage dtype ``dtype`` (from the dtype table)."""
+    return getattr(mx, storage_row(dtype).mlx)

@@ -415,10 +415,14 @@ class DType(metaclass=DTypeMeta):
         return object.__hash__(self)
 
     def __repr__(self) -> str:
+        """Name the descriptor kind and registered name, e.g. ``SimpleDType('Float32')``.
+
+        Built-ins included (spec: "repr(descriptor) SHALL identify its descriptor kind
+        and registered name"; CONTRACT section 2). A rejected or noncanonical object
+        says so: ``<rejected SimpleDType('X')>``.
+        """
         name = getattr(self, "_sw_name", None)
         why = _why_unusable(self)
-        if why is None and type(name) is str and vars(DType).get(name) is self:
-            return f"DType.{name}"
         text = f"{type(self).__name__}({name!r})"
         return text if why is None else f"<{why.split(' ')[0]} {text}>"
 

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from stridewave import DType, Layout, Tensor, storage_zero
+from stridewave.carriers._capabilities import ScatterSupport
 
 from .conftest import KIND_DTYPES, KINDS, SAMPLE, ZERO, Kind, builtin_dtypes
 
@@ -461,7 +462,7 @@ def test_copy_and_pickle_give_independent_carriers(kind: Kind) -> None:
 
 
 def test_scatter_capability_flag_matches_the_kind_table(kind: Kind) -> None:
-    assert kind.cls._SCATTERS is kind.scatters
+    assert (kind.cls.capabilities.scatter is not ScatterSupport.NONE) is kind.scatters
     carrier = kind.make([1.0, 2.0], F32, True)
     if not kind.scatters:
         with pytest.raises(NotImplementedError):
