@@ -16,15 +16,24 @@ Backend hooks (override in a subclass)
     The live 1-D backing array for bulk work (a NumPy view for non-NumPy backends),
     ``(size,)`` in the storage NumPy dtype. Used by ``__array__``, iteration and the
     default ``_raw_scatter``. Never exposed writable to users.
-``_raw_scatter(base: int, mapping: Layout, values: ndarray) -> None``
-    Vectorized write of normalized ``values[i]`` at checked slots
-    ``base + mapping.index(i)`` (later logical index wins; read before write). The
-    default runs :func:`stridewave.carriers._scatter.scatter_numpy` on ``_raw_array()``
-    (strided copy, no index array, for injective mappings). Metal overrides it with
-    ``scatter_indices(base, mapping)`` and one MLX assignment.
-    A kind without scatter declares ``ScatterSupport.NONE`` in its capability
-    record (FileBacked): ``scatter`` then raises ``NotImplementedError`` before any
-    validation.
+``_raw_scatter(base: int, mapping: Layout, source: ScatterSource) -> None``
+    Vectorized write of the source's logical value ``i`` at checked slot
+    ``base + mapping.index(i)`` (later logical index wins; read before write).
+    ``source.host()`` gives the values normalized, as a NumPy array (read lazily);
+    ``source.backend(self)`` gives them as this backend's own array when the source
+    lives on it (Metal: a device slice), else ``None``. The default runs
+    :func:`stridewave.carriers._scatter.scatter_numpy` on ``_raw_array()`` (strided
+    copy, no index array, for injective mappings); Metal writes with one MLX
+    assignment. A kind without scatter declares ``ScatterSupport.NONE`` in its
+    capability record (FileBacked): ``scatter`` then raises ``NotImplementedError``
+    before any validation. ``scatter`` itself is a template no kind overrides.
+``_page_in(action: str) -> None``
+    Optional: make the values resident before a bulk write (Evictable promotes); the
+    default does nothing.
+``_backing() -> Carrier`` and ``_backend_slice(start, stop)``
+    Optional: the carrier whose backend holds the values now (Evictable: the current
+    tier), and its backend array for slots ``[start, stop)`` (Metal: an MLX slice), so
+    that a scatter between carriers of one backend stays on it.
 ``_raw_load(values: ndarray) -> None``
     Optional (a kind that lacks it cannot be an Evictable secondary): replace the
     whole storage with a copy of ``values`` (normalized, storage NumPy dtype, 1-D;
@@ -62,7 +71,7 @@ import abc
 import operator
 import weakref
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, ClassVar, NoReturn, SupportsIndex
+from typing import Any, ClassVar, NoReturn, SupportsIndex
 
 import numpy as np
 import numpy.typing as npt
@@ -72,14 +81,16 @@ from stridewave.carriers import _messages
 from stridewave.carriers._capabilities import Capabilities, ScatterSupport
 from stridewave.carriers._lifecycle import _Lifecycle
 from stridewave.carriers._normalize import materialize
-from stridewave.carriers._scatter import check_scatter_arguments, scatter_numpy, source_values
+from stridewave.carriers._scatter import (
+    ScatterSource,
+    TensorView,
+    check_scatter_arguments,
+    scatter_numpy,
+)
 from stridewave.carriers._storage import accepts_storage_dtype, validate_storage_dtype
 from stridewave.carriers._storage_dtypes import storage_row
 from stridewave.dtypes import DType
 from stridewave.layout import Layout
-
-if TYPE_CHECKING:
-    from stridewave.tensor import Tensor
 
 __all__ = ["Carrier", "check_flag", "check_size"]
 
@@ -658,26 +669,38 @@ class Carrier(_Lifecycle, abc.ABC):
 
     # -- scatter --------------------------------------------------------------------------
 
-    def _raw_scatter(self, base: int, mapping: Layout, values: npt.NDArray[Any]) -> None:
-        """Write ``values[i]`` to slot ``base + mapping.index(i)`` in one vectorized step.
+    def _raw_scatter(self, base: int, mapping: Layout, source: ScatterSource) -> None:
+        """Write the source's logical value ``i`` to slot ``base + mapping.index(i)``, vectorized.
 
-        The backend hook of :meth:`scatter`; everything is validated and normalized
-        before it runs (every destination lies in ``[0, size())``, ``values`` has the
-        storage NumPy dtype and shape ``(mapping.size,)``, row-major).  It must give
-        the later logical index on a repeated slot and read the whole source before
-        writing (``values`` may be a view of this carrier's storage).  The default
-        runs :func:`stridewave.carriers._scatter.scatter_numpy` on ``_raw_array()``: an
-        injective mapping is one strided copy with no index array.  A backend
-        without strided writes (Metal) overrides it with
-        ``unique, positions = scatter_indices(base, mapping)`` and one assignment
-        ``storage[unique] = values[positions]`` (no repeated index).
+        The backend hook of :meth:`scatter`; everything is validated before it runs
+        (every destination lies in ``[0, size())``, ``mapping.size == source.size``,
+        row-major) and the receiver is resident.  It must give the later logical
+        index on a repeated slot and read the whole source before writing (the host
+        values may be a view of this carrier's storage).  The default runs
+        :func:`stridewave.carriers._scatter.scatter_numpy` on ``_raw_array()`` with
+        ``source.host()``: an injective mapping is one strided copy with no index
+        array.  A backend without strided writes (Metal) writes
+        ``storage[unique] = values[positions]`` from ``scatter_indices(base,
+        mapping)`` (no repeated index), taking ``source.backend(self)`` when the
+        source lives on the same backend.
         """
-        scatter_numpy(self._raw_array(), base, mapping, values)
+        scatter_numpy(self._raw_array(), base, mapping, source.host())
+
+    def _page_in(self, action: str) -> None:
+        """Make the values resident before a bulk write (default: they always are)."""
+
+    def _backing(self) -> Carrier:
+        """Return the carrier whose backend holds the values now (default: ``self``)."""
+        return self
+
+    def _backend_slice(self, start: int, stop: int) -> Any:
+        """Return the backend array of slots ``[start, stop)`` (device kinds; default None)."""
+        return None
 
     def scatter(
         self,
-        to_scatter: Tensor,
-        scatter_onto: Tensor,
+        to_scatter: TensorView,
+        scatter_onto: TensorView,
         mapping: Layout,
         mapping_offset: int = 0,
     ) -> None:
@@ -727,16 +750,18 @@ class Carrier(_Lifecycle, abc.ABC):
 
         Notes
         -----
-        Every check runs before the one backend write (``_raw_scatter``), so a failed
-        call changes neither values nor ``version``; a successful call advances
-        ``version`` by exactly one.
+        A template no kind overrides: the capability check, the argument checks
+        (once), the write guard, one page-in (``_page_in``: an evicted Evictable
+        promotes), then the one backend write (``_raw_scatter``), which normalizes
+        the source before writing. A failed call changes neither values nor
+        ``version``; a successful call advances ``version`` by exactly one.
         """
         if self.capabilities.scatter is ScatterSupport.NONE:
             raise NotImplementedError(_messages.scatter_unsupported(self))
         base = check_scatter_arguments(self, to_scatter, scatter_onto, mapping, mapping_offset)
         with self._mutation("scatter"):
-            values = self._normalize_many(source_values(to_scatter))
-            self._raw_scatter(base, mapping, values)
+            self._page_in("scatter")
+            self._raw_scatter(base, mapping, ScatterSource(to_scatter, self._dtype))
 
     # -- release --------------------------------------------------------------------------
 

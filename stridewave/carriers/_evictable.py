@@ -33,12 +33,11 @@ from typing_extensions import Self, override
 from stridewave.carriers import _messages
 from stridewave.carriers._base import Carrier
 from stridewave.carriers._capabilities import Capabilities, ScatterSupport
-from stridewave.carriers._scatter import check_scatter_arguments
 from stridewave.dtypes import DType
 
 if TYPE_CHECKING:
+    from stridewave.carriers._scatter import ScatterSource
     from stridewave.layout import Layout
-    from stridewave.tensor import Tensor
 
 __all__ = ["Evictable"]
 
@@ -430,51 +429,15 @@ class Evictable(Carrier):
         return tier._raw_array()
 
     @override
-    def _raw_scatter(self, base: int, mapping: Layout, values: npt.NDArray[Any]) -> None:
-        self._page_in("scatter")
-        self._primary._raw_scatter(base, mapping, values)
+    def _raw_scatter(self, base: int, mapping: Layout, source: ScatterSource) -> None:
+        # The template paged in already: lower to the primary tier (spec), whose own
+        # backend path serves (a Metal primary takes device sources on the device).
+        self._primary._raw_scatter(base, mapping, source)
         self._bind_backend()  # the primary may have re-bound its accessors (Metal)
 
     @override
-    def scatter(
-        self,
-        to_scatter: Tensor,
-        scatter_onto: Tensor,
-        mapping: Layout,
-        mapping_offset: int = 0,
-    ) -> None:
-        """Scatter into the primary tier (promoting first); ``version`` +1 once.
-
-        Parameters
-        ----------
-        to_scatter, scatter_onto : Tensor
-            Source and destination views, as for :meth:`Carrier.scatter`.
-        mapping : Layout
-            Destination offsets in elements, shape ``to_scatter.shape``.
-        mapping_offset : int, optional
-            Extra offset in elements, ``>= 0`` (default 0).
-
-        Same arguments, checks and exceptions as :meth:`Carrier.scatter` (spec:
-        "Evictable SHALL require promotion, lower to its primary tier, and advance
-        the wrapper version once"). An evicted, writable wrapper is promoted before
-        the arguments are validated, so a promotion failure (``OSError``,
-        ``MemoryError``) leaves it evicted with values and version unchanged; a
-        refused scatter on a promoted wrapper changes nothing.
-
-        Raises
-        ------
-        NotImplementedError
-            If the primary tier's kind does not scatter (FileBacked).
-        """
-        if self.capabilities.scatter is ScatterSupport.NONE:
-            raise NotImplementedError(
-                f"cannot scatter into {self!r}: its primary tier kind "
-                f"{type(self._primary).__name__} does not implement scatter (carrier-storage "
-                f"spec). Use a CPU, Generic or Metal primary."
-            )
-        check_scatter_arguments(self, to_scatter, scatter_onto, mapping, mapping_offset)
-        self._page_in("scatter")
-        super().scatter(to_scatter, scatter_onto, mapping, mapping_offset)
+    def _backing(self) -> Carrier:
+        return self._secondary if self._evicted else self._primary
 
     @override
     def __array__(

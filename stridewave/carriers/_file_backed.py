@@ -53,6 +53,7 @@ from stridewave.carriers._storage import validate_storage_dtype
 from stridewave.dtypes import DType
 
 if TYPE_CHECKING:
+    from stridewave.carriers._scatter import ScatterSource
     from stridewave.layout import Layout
 
 __all__ = ["FileBacked", "session_directory", "sweep_stale_sessions"]
@@ -518,7 +519,7 @@ class FileBacked(_ArrayCarrier):
         self._array = array
 
     @override
-    def _raw_scatter(self, base: int, mapping: Layout, values: npt.NDArray[Any]) -> None:
+    def _raw_scatter(self, base: int, mapping: Layout, source: ScatterSource) -> None:
         raise NotImplementedError(
             "FileBacked does not implement scatter (spec: carrier-storage); scatter into a "
             "CPU carrier and copy with FileBacked.new_like(numpy.asarray(cpu))."

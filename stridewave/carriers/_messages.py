@@ -366,9 +366,9 @@ def duplicate_file(filename: str, directory: str) -> str:
 
 def scatter_unsupported(carrier: object) -> str:
     """Text for scatter on a kind that does not implement it (``NotImplementedError``)."""
-    kind = type(carrier).__name__
     return (
-        f"{kind} does not implement scatter (spec: carrier-storage). Scatter into a CPU "
-        f"or Generic carrier, e.g. target = CPU(n, dtype=...); target.scatter(...), then "
-        f"copy the result with {kind.lower()}.new_like(numpy.asarray(target))."
+        f"cannot scatter into {carrier!r}: its storage kind does not implement scatter "
+        f"(spec: carrier-storage; FileBacked raises NotImplementedError). Scatter into a "
+        f"CPU or Generic carrier, e.g. target = CPU(n, dtype=...); target.scatter(...), then "
+        f"copy the result with carrier.new_like(numpy.asarray(target))."
     )

@@ -51,12 +51,16 @@ from stridewave.carriers._array_backed import _ArrayCarrier
 from stridewave.carriers._base import Carrier, check_flag, check_size
 from stridewave.carriers._capabilities import Capabilities, ScatterSupport
 from stridewave.carriers._normalize import materialize, storage_numpy_dtype
-from stridewave.carriers._scatter import plan_scatter, scatter_indices, strided_view
+from stridewave.carriers._scatter import (
+    ScatterSource,
+    plan_scatter,
+    scatter_indices,
+    strided_view,
+)
 from stridewave.carriers._storage import validate_storage_dtype
 from stridewave.carriers._storage_dtypes import storage_row
 from stridewave.dtypes import DType
 from stridewave.layout import Layout
-from stridewave.tensor import Tensor
 
 __all__ = ["DEVICE_ENV", "Metal", "metal_runtime"]
 
@@ -444,62 +448,36 @@ class Metal(_ArrayCarrier):
 
     # -- scatter ----------------------------------------------------------------------------
 
-    _device_source: Any = None
+    @override
+    def _backend_slice(self, start: int, stop: int) -> Any:
+        """Return the MLX array of slots ``[start, stop)`` (a device scatter source)."""
+        array = self._mx_array
+        return None if array is None else array[start:stop]
 
     @override
-    def scatter(
-        self,
-        to_scatter: Tensor,
-        scatter_onto: Tensor,
-        mapping: Layout,
-        mapping_offset: int = 0,
-    ) -> None:
-        """Scatter ``to_scatter``'s values into this carrier (see :meth:`Carrier.scatter`).
+    def _raw_scatter(self, base: int, mapping: Layout, values_from: ScatterSource) -> None:
+        """Write the source values through ``mapping`` in one MLX assignment.
 
-        Same contract, checks and exceptions as :meth:`Carrier.scatter` (it runs that
-        template). In addition, when the source is another live Metal carrier of the
-        same dtype viewed through a row-major contiguous layout, its values are read
-        on the device (no host round trip): the scatter is then device-to-device.
-
-        Parameters
-        ----------
-        to_scatter : Tensor
-            Single-subtensor source view, shape ``S``.
-        scatter_onto : Tensor
-            Single-subtensor view of this carrier; only its ``offset`` is used.
-        mapping : Layout
-            Destination offsets, in elements, ``mapping.shape == S``.
-        mapping_offset : int, optional
-            Extra offset in elements, ``>= 0`` (default 0).
-
-        Raises
-        ------
-        TypeError, ValueError, IndexError, RuntimeError, OverflowError
-            As :meth:`Carrier.scatter`, all before MLX is asked to write; a failure
-            leaves values and ``version`` unchanged.
-        """
-        self._device_source = _device_source(self, to_scatter)
-        try:
-            super().scatter(to_scatter, scatter_onto, mapping, mapping_offset)
-        finally:
-            self._device_source = None
-
-    @override
-    def _raw_scatter(self, base: int, mapping: Layout, values: npt.NDArray[Any]) -> None:
-        """Write the normalized ``values`` through ``mapping`` in one MLX assignment.
-
-        Everything is validated and normalized by :meth:`Carrier.scatter` before this
-        runs. The source values and indices are moved to MLX first (the step that can
-        fail: out of memory); only then is the one assignment issued and evaluated, so
-        a failure before it leaves the stored values untouched.
+        Everything is validated by :meth:`Carrier.scatter` before this runs. When the
+        source is another Metal carrier of this dtype seen row-major
+        (``values_from.backend(self)``), its values are read on the device; otherwise
+        the host values (``values_from.host()``, normalized) are moved to MLX. The values
+        and indices reach MLX first (the step that can fail: out of memory); only
+        then is the one assignment issued and evaluated, so a failure before it
+        leaves the stored values untouched.
         """
         mx = _import_mlx()
         plan = plan_scatter(base, mapping)
         if plan.dest.size == 0:
             return
-        # The source may be a strided view (a reversed or broadcast source Tensor);
-        # the planning views below need one contiguous run of the logical values.
-        values = np.ascontiguousarray(values)
+        device_source = values_from.backend(self)
+        # The host source may be a strided view (a reversed or broadcast source
+        # Tensor); the planning views below need one contiguous run of the values.
+        values = (
+            np.ascontiguousarray(values_from.host())
+            if device_source is None
+            else np.empty(0)  # unused: the device source serves every branch below
+        )
         if plan.injective and plan.dest.ndim == 1:
             # One strided run: a slice update (no index array). Walk it upwards.
             (count,), (step,) = plan.dest.shape, plan.dest.strides
@@ -511,8 +489,8 @@ class Metal(_ArrayCarrier):
                 step, source_step = -step, -source_step
             stop = source_start + source_step * count
             window = slice(source_start, stop if stop >= 0 else None, source_step)
-            if self._device_source is not None:
-                source = self._device_source[window]
+            if device_source is not None:
+                source = device_source[window]
             else:
                 source = mx.array(np.ascontiguousarray(values[window]))
             mx.eval(source)
@@ -533,9 +511,9 @@ class Metal(_ArrayCarrier):
         elif plan.injective:
             # Strides prove no repeats: destination indices built on the device from
             # the strides (no host index array, nothing to transfer but the values).
-            if self._device_source is not None:
+            if device_source is not None:
                 source = mx.as_strided(
-                    self._device_source, plan.source.shape, plan.source.strides, plan.source_base
+                    device_source, plan.source.shape, plan.source.strides, plan.source_base
                 )
             else:
                 source = mx.array(
@@ -562,8 +540,8 @@ class Metal(_ArrayCarrier):
             # (resolved in NumPy; MLX promises no order for repeated indices).
             unique, positions = scatter_indices(base, mapping)
             index = mx.array(unique)
-            if self._device_source is not None:
-                source = mx.take(self._device_source, mx.array(positions), stream=self._device)
+            if device_source is not None:
+                source = mx.take(device_source, mx.array(positions), stream=self._device)
             else:
                 source = mx.array(values[positions])
             mx.eval(index, source)
@@ -608,33 +586,6 @@ class Metal(_ArrayCarrier):
     @override
     def _raw_allocate_like(self, size: int, *, mutable: bool, dtype: DType, empty: bool) -> Self:
         return type(self)(size, mutable=mutable, dtype=dtype, empty=empty)
-
-
-def _device_source(receiver: Metal, to_scatter: object) -> Any:
-    """Return the flat MLX source values of a device-resident scatter source, or ``None``.
-
-    Only for another live Metal carrier of the receiver's dtype seen
-    through a row-major contiguous layout: then the logical source values are the
-    slice ``[offset, offset + size)`` of its MLX array, read on the device. Anything
-    else (including invalid arguments, which the template then refuses) gives ``None``.
-    """
-    if not isinstance(to_scatter, Tensor) or len(to_scatter.subtensors) != 1:
-        return None
-    carrier = to_scatter.carrier
-    if (
-        not isinstance(carrier, Metal)
-        or carrier is receiver
-        or carrier.is_released()
-        or carrier.dtype() is not receiver.dtype()
-    ):
-        return None
-    layout = to_scatter.layout
-    if layout.strides != Layout(layout.shape).strides:
-        return None
-    start = to_scatter.offset
-    if start < 0 or start + layout.size > carrier.size():
-        return None
-    return carrier._mx_array[start : start + layout.size]
 
 
 def _mlx_dtype(mx: Any, dtype: DType) -> Any:

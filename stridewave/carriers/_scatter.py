@@ -22,10 +22,17 @@ decides *how* once, independently of the backend:
 
 Backends other than NumPy (MLX) call :func:`scatter_indices` and perform one
 fancy-index assignment with the unique indices it returns.
+
+The interface between the template ``Carrier.scatter`` and a backend is here too:
+:class:`TensorView` is what the carrier layer reads from a Tensor argument (the
+Tensor class lives a layer above and subclasses it, so carriers never import it),
+and :class:`ScatterSource` hands ``_raw_scatter`` the source values, on the host
+(normalized, read lazily) or as the backend's own array (a device slice).
 """
 
 from __future__ import annotations
 
+import abc
 import itertools
 import os
 import threading
@@ -35,13 +42,18 @@ from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
-from stridewave.layout import Layout
+from stridewave.carriers._normalize import materialize
+from stridewave.carriers._storage_dtypes import storage_row
+from stridewave.layout import Layout, _as_index
 
 if TYPE_CHECKING:
     import numpy.typing as npt
 
 __all__ = [
     "ScatterPlan",
+    "ScatterSource",
+    "TensorView",
+    "check_scatter_arguments",
     "plan_scatter",
     "scatter_indices",
     "scatter_numpy",
@@ -255,6 +267,140 @@ def strided_view(array: npt.NDArray[Any], base: int, layout: Layout) -> npt.NDAr
     return view
 
 
+class TensorView(abc.ABC):
+    """What the carrier layer reads from a Tensor: the storage it views, and how.
+
+    :class:`stridewave.Tensor` is the one implementation; it lives a layer above the
+    carriers and subclasses this, so that ``scatter`` can check its arguments without
+    the carrier layer importing the Tensor module (no import cycle).
+    """
+
+    __slots__ = ()
+
+    @property
+    @abc.abstractmethod
+    def carrier(self) -> Any:
+        """The carrier holding the elements (single-subtensor views)."""
+
+    @property
+    @abc.abstractmethod
+    def layout(self) -> Layout:
+        """Shape and strides, in elements."""
+
+    @property
+    @abc.abstractmethod
+    def offset(self) -> int:
+        """Physical slot of logical offset 0."""
+
+    @property
+    @abc.abstractmethod
+    def shape(self) -> tuple[int, ...]:
+        """The logical shape."""
+
+    @property
+    @abc.abstractmethod
+    def dtype(self) -> Any:
+        """The descriptor of the elements."""
+
+    @property
+    @abc.abstractmethod
+    def subtensors(self) -> tuple[TensorView, ...]:
+        """One single-subtensor view per storage plane (``(self,)`` when single)."""
+
+
+class ScatterSource:
+    """The values of one scatter's source, offered to ``_raw_scatter`` two ways.
+
+    Built by the template ``Carrier.scatter`` after every check passed and the
+    receiver paged in; reads nothing until asked.
+
+    Parameters
+    ----------
+    tensor : TensorView
+        The validated single-subtensor source view, ``n = tensor.layout.size``
+        logical elements.
+    dtype : DType
+        The receiver's storage dtype: host values are normalized to it.
+    """
+
+    __slots__ = ("_dtype", "_host", "_tensor")
+
+    def __init__(self, tensor: TensorView, dtype: Any) -> None:
+        self._tensor = tensor
+        self._dtype = dtype
+        self._host: npt.NDArray[Any] | None = None
+
+    @property
+    def size(self) -> int:
+        """Number of logical source elements, ``n``."""
+        return self._tensor.layout.size
+
+    def host(self) -> npt.NDArray[Any]:
+        """Return the logical values, row-major, normalized to the receiver's dtype.
+
+        Returns
+        -------
+        numpy.ndarray, shape ``(n,)``
+            In the receiver's storage NumPy dtype. A view of the source storage when
+            no conversion is needed (it may share memory with the receiver:
+            :func:`scatter_numpy` copies it then). Read once and cached.
+
+        Raises
+        ------
+        RuntimeError
+            If the source carrier is released.
+        TypeError, OverflowError
+            If the receiver's normalization refuses the source values (the vectorized
+            rule of its dtype: e.g. Float32 values into Int32 storage).
+        """
+        if self._host is None:
+            values, _fresh = materialize(
+                source_values(self._tensor),
+                self._dtype,
+                storage_row(self._dtype).numpy,
+                where="scatter",
+            )
+            self._host = values
+        return self._host
+
+    def backend(self, receiver: Any) -> Any | None:
+        """Return the source values as ``receiver``'s backend array, or ``None``.
+
+        Only when the source's storage lives on the receiver's backend: its backing
+        carrier (an Evictable's current primary) is another live carrier of the
+        receiver's kind and dtype, seen through a row-major contiguous layout. The
+        values are then its backend slice ``[offset, offset + n)``
+        (``_backend_slice``), same dtype, no host round trip.
+
+        Parameters
+        ----------
+        receiver : Carrier
+            The carrier whose ``_raw_scatter`` asks (an Evictable's primary tier).
+
+        Returns
+        -------
+        object or None
+            E.g. an ``mlx.core.array`` of shape ``(n,)``; ``None`` when the host values
+            must be used.
+        """
+        tensor = self._tensor
+        carrier = tensor.carrier._backing()
+        if (
+            not isinstance(carrier, type(receiver))
+            or carrier is receiver
+            or carrier._released
+            or carrier._dtype is not receiver._dtype
+        ):
+            return None
+        layout = tensor.layout
+        if layout.strides != Layout(layout.shape).strides:
+            return None
+        start = tensor.offset
+        if start < 0 or start + layout.size > carrier._slots:
+            return None
+        return carrier._backend_slice(start, start + layout.size)
+
+
 _pool_lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
 _pool_pid = 0
@@ -448,11 +594,8 @@ def check_scatter_arguments(
     IndexError
         A destination slot outside ``[0, receiver.size())``.
     """
-    from stridewave.layout import _as_index
-    from stridewave.tensor import Tensor
-
     for name, value in (("to_scatter", to_scatter), ("scatter_onto", scatter_onto)):
-        if not isinstance(value, Tensor):
+        if not isinstance(value, TensorView):
             raise TypeError(
                 f"scatter {name} must be a stridewave Tensor, got {type(value).__name__} "
                 f"{value!r}; wrap storage first: Tensor(carrier, Layout(shape))."
@@ -463,8 +606,8 @@ def check_scatter_arguments(
             f"{mapping!r}; pass Layout(shape, strides) with strides in elements."
         )
     offset = _as_index(mapping_offset, "scatter mapping_offset")
-    assert isinstance(to_scatter, Tensor)
-    assert isinstance(scatter_onto, Tensor)
+    assert isinstance(to_scatter, TensorView)
+    assert isinstance(scatter_onto, TensorView)
     for name, tensor in (("to_scatter", to_scatter), ("scatter_onto", scatter_onto)):
         if len(tensor.subtensors) != 1:
             raise ValueError(

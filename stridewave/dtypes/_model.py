@@ -388,6 +388,7 @@ class DType(metaclass=DTypeMeta):
             self,
             name,
             lambda existing: _messages.duplicate_name(type(self).__name__, name, existing),
+            on_insert=_mark_canonical,
         )
 
     # -- identity ---------------------------------------------------------------------

@@ -10,18 +10,15 @@ Spec: "Pickle reconstruction preserves receiving-process identity".
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from stridewave.dtypes import _messages, _registry
 from stridewave.dtypes._structure import mentions, same_structure
 
-if TYPE_CHECKING:
-    from stridewave.dtypes._model import DType
-
 __all__ = ["reconstruct_dtype"]
 
 
-def reconstruct_dtype(kind: object, name: object, structure: object) -> DType:
+def reconstruct_dtype(kind: object, name: object, structure: object) -> Any:
     """Return the registered descriptor matching a pickled ``(kind, name, structure)``.
 
     Parameters
@@ -37,6 +34,7 @@ def reconstruct_dtype(kind: object, name: object, structure: object) -> DType:
     -------
     DType
         This process's descriptor registered under ``name``; nothing is constructed.
+        (Annotated ``Any``: this module sits below the model and does not import it.)
 
     Raises
     ------
