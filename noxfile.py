@@ -49,3 +49,17 @@ def bench(session: nox.Session) -> None:
     """Run the benchmarks and print ratios against NumPy measured in the same run."""
     session.install("-e", ".")
     session.run("python", "benchmarks/run.py", *session.posargs)
+
+
+#: The oldest versions ``pyproject.toml`` declares for the runtime dependencies.
+MIN_VERSIONS = ["numpy==2.0.2", "ml_dtypes==0.5.0", "typing-extensions==4.12.2"]
+
+
+@nox.session
+def mindeps(session: nox.Session) -> None:
+    """Run the test suite at the oldest declared NumPy, ml_dtypes and typing-extensions."""
+    session.install("-e", ".[test]", *MIN_VERSIONS)
+    session.run(
+        "python", "-c", "import numpy, ml_dtypes; print(numpy.__version__, ml_dtypes.__version__)"
+    )
+    session.run("pytest", *session.posargs, env={"STRIDEWAVE_METAL_DEVICE": "cpu"})

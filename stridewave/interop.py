@@ -145,3 +145,37 @@ def from_numpy_dtype(np_dtype: npt.DTypeLike) -> DType:
             "e.g. arr.astype(numpy.float32)."
         )
     return found
+
+
+def export_dtype(requested: object, *, exporter: object) -> np.dtype[np.generic] | None:
+    """Read the ``dtype`` argument of an ``__array__`` export as a NumPy dtype.
+
+    Parameters
+    ----------
+    requested : numpy dtype-like or None
+        What the caller passed as ``dtype`` to ``numpy.asarray(x, dtype=...)``.
+    exporter : object
+        The carrier or Tensor being exported, named in the message.
+
+    Returns
+    -------
+    numpy.dtype or None
+        ``None`` when ``requested`` is ``None`` (keep the storage dtype).
+
+    Raises
+    ------
+    TypeError
+        If NumPy cannot read ``requested`` as a dtype. NumPy itself raises
+        ``TypeError``, ``ValueError`` or even ``SyntaxError`` (for strings such as
+        ``","``, which it parses as a field list); the export raises one type.
+    """
+    if requested is None:
+        return None
+    try:
+        return np.dtype(requested)  # type: ignore[call-overload,no-any-return,unused-ignore]
+    except (TypeError, ValueError, SyntaxError) as exc:
+        raise TypeError(
+            f"numpy.asarray({exporter!r}, dtype={requested!r}): NumPy cannot read "
+            f"{requested!r} as a dtype ({exc}). Pass a NumPy dtype such as numpy.float32, "
+            f"or omit dtype to keep the storage's."
+        ) from None

@@ -16,6 +16,7 @@ import numpy as np
 from stridewave.carriers import Carrier
 from stridewave.carriers._scatter import TensorView, strided_view
 from stridewave.dtypes import CompoundDType, DType
+from stridewave.interop import export_dtype
 from stridewave.layout import Layout, _as_index
 
 if TYPE_CHECKING:
@@ -260,6 +261,8 @@ class Tensor(TensorView):
 
         Raises
         ------
+        TypeError
+            If NumPy cannot read ``dtype`` as a dtype.
         ValueError
             If the Tensor is compound (one array per plane: convert each
             subtensor), or ``copy=False`` and no view is possible.
@@ -271,15 +274,16 @@ class Tensor(TensorView):
                 f"a compound Tensor of {self._dtype!r} has no single NumPy array; convert "
                 "each plane: [numpy.asarray(t) for t in tensor.subtensors]."
             )
+        requested = export_dtype(dtype, exporter=self)
         storage = self._carrier.__array__(copy=False if copy is False else None)
         view = strided_view(np.ascontiguousarray(storage), self._offset, self._layout)
         if copy:
             view = view.copy()
-        if dtype is not None and np.dtype(dtype) != view.dtype:
+        if requested is not None and requested != view.dtype:
             if copy is False:
                 raise ValueError(
-                    f"cannot return a view of {self!r} as {np.dtype(dtype)}: the storage "
+                    f"cannot return a view of {self!r} as {requested}: the storage "
                     f"holds {view.dtype}; pass copy=None or copy=True to convert."
                 )
-            view = view.astype(dtype)
+            view = view.astype(requested)
         return view

@@ -90,6 +90,7 @@ from stridewave.carriers._scatter import (
 from stridewave.carriers._storage import accepts_storage_dtype, validate_storage_dtype
 from stridewave.carriers._storage_dtypes import storage_row
 from stridewave.dtypes import DType
+from stridewave.interop import export_dtype
 from stridewave.layout import Layout
 
 __all__ = ["Carrier", "check_flag", "check_size"]
@@ -915,18 +916,21 @@ class Carrier(_Lifecycle, abc.ABC):
         ------
         RuntimeError
             If the carrier is released.
+        TypeError
+            If NumPy cannot read ``dtype`` as a dtype.
         ValueError
             If ``copy=False`` and ``dtype`` needs a conversion.
         """
         self._require_live("export to NumPy")
+        requested = export_dtype(dtype, exporter=self)
         raw = self._raw_array()
         self._require_live("export to NumPy")  # a release that raced the line above
         if copy:
-            return np.array(raw, dtype=dtype, copy=True)
-        if dtype is not None and np.dtype(dtype) != raw.dtype:
+            return np.array(raw, dtype=requested, copy=True)
+        if requested is not None and requested != raw.dtype:
             if copy is False:
-                raise ValueError(_messages.copy_impossible(self, np.dtype(dtype)))
-            return raw.astype(dtype)
+                raise ValueError(_messages.copy_impossible(self, requested))
+            return raw.astype(requested)
         return self._readonly_view(raw)
 
     @staticmethod

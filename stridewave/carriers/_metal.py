@@ -60,6 +60,7 @@ from stridewave.carriers._scatter import (
 from stridewave.carriers._storage import validate_storage_dtype
 from stridewave.carriers._storage_dtypes import storage_row
 from stridewave.dtypes import DType
+from stridewave.interop import export_dtype
 from stridewave.layout import Layout
 
 __all__ = ["DEVICE_ENV", "Metal", "metal_runtime"]
@@ -411,10 +412,13 @@ class Metal(_ArrayCarrier):
         ------
         RuntimeError
             If the carrier is released.
+        TypeError
+            If NumPy cannot read ``dtype`` as a dtype.
         ValueError
             If ``copy=False``.
         """
         self._require_live("export to NumPy")
+        requested = export_dtype(dtype, exporter=self)
         if copy is False:
             raise ValueError(
                 f"numpy.asarray({self!r}, copy=False): a Metal carrier never exports a "
@@ -423,7 +427,7 @@ class Metal(_ArrayCarrier):
             )
         raw = self._raw_array()
         self._require_live("export to NumPy")  # a release that raced the line above
-        out: npt.NDArray[Any] = np.array(raw, dtype=dtype, copy=True)
+        out: npt.NDArray[Any] = np.array(raw, dtype=requested, copy=True)
         if copy is None:
             out.flags.writeable = False
         return out

@@ -405,6 +405,16 @@ def test_numpy_dtype_conversion(kind: Kind) -> None:
     assert carrier.__array__(np.float64, copy=True).dtype == np.float64
 
 
+@pytest.mark.parametrize("junk", [",", "(", "not-a-dtype", object()])
+def test_numpy_export_refuses_an_unreadable_dtype_with_type_error(kind: Kind, junk: object) -> None:
+    # NumPy parses "," as a field list and raises SyntaxError; the export says TypeError.
+    carrier = kind.make([1.5, 2.0], F32, True)
+    with pytest.raises(TypeError, match=r"cannot read .* as a dtype"):
+        carrier.__array__(junk)
+    with pytest.raises(TypeError, match=r"cannot read .* as a dtype"):
+        Tensor(carrier, Layout((2,))).__array__(junk)
+
+
 def test_view_exported_before_release_stays_valid(kind: Kind) -> None:
     carrier = kind.make([1.0, 2.0, 3.0], F32, True)
     view = np.asarray(carrier)
