@@ -12,6 +12,7 @@ kind                    backend                               constructible dtyp
 """
 
 from stridewave.carriers._base import Carrier
+from stridewave.carriers._capabilities import Capabilities, ScatterSupport
 from stridewave.carriers._cpu import CPU
 from stridewave.carriers._evictable import Evictable
 from stridewave.carriers._file_backed import FileBacked
@@ -23,13 +24,20 @@ from stridewave.carriers._storage import (
     validate_storage_dtype,
 )
 
+#: The shipped carrier kinds, in the order ``python -m stridewave info`` lists them;
+#: what each can do is its ``capabilities`` record.
+KINDS: tuple[type[Carrier], ...] = (Generic, CPU, FileBacked, Metal, Evictable)
+
 __all__ = [
     "CPU",
+    "KINDS",
+    "Capabilities",
     "Carrier",
     "Evictable",
     "FileBacked",
     "Generic",
     "Metal",
+    "ScatterSupport",
     "accepts_storage_dtype",
     "storage_zero",
     "validate_storage_dtype",

@@ -68,7 +68,6 @@ NumPy's own ``ndarray.item``/``__setitem__``.
 from __future__ import annotations
 
 import abc
-import operator
 import weakref
 from collections.abc import Callable, Iterator
 from typing import Any, ClassVar, NoReturn, SupportsIndex
@@ -77,10 +76,10 @@ import numpy as np
 import numpy.typing as npt
 from typing_extensions import Self
 
+from stridewave._integers import as_integer
 from stridewave.carriers import _messages
 from stridewave.carriers._capabilities import Capabilities, ScatterSupport
 from stridewave.carriers._lifecycle import _Lifecycle
-from stridewave.carriers._normalize import materialize
 from stridewave.carriers._scatter import (
     ScatterSource,
     TensorView,
@@ -97,12 +96,8 @@ __all__ = ["Carrier", "check_flag", "check_size"]
 
 
 def _as_index(index: object, where: str) -> int:
-    if isinstance(index, bool):  # a bool is not a slot number (nor is numpy.bool_)
-        raise TypeError(_messages.bad_index_type(index, where=where))
-    try:
-        return operator.index(index)  # type: ignore[arg-type,unused-ignore]
-    except TypeError:
-        raise TypeError(_messages.bad_index_type(index, where=where)) from None
+    """Return a slot index (``__index__``, not a bool) off the hot path."""
+    return as_integer(index, lambda value: _messages.bad_index_type(value, where=where))
 
 
 class _RawAccess:
@@ -196,12 +191,7 @@ def check_size(size: object, *, where: str) -> int:
     ValueError
         If ``size`` is negative.
     """
-    if isinstance(size, bool):  # True is not a slot count (numpy.bool_ has no __index__)
-        raise TypeError(_messages.bad_size_type(size, where=where))
-    try:
-        n = operator.index(size)  # type: ignore[arg-type,unused-ignore]
-    except TypeError:
-        raise TypeError(_messages.bad_size_type(size, where=where)) from None
+    n = as_integer(size, lambda value: _messages.bad_size_type(value, where=where))
     if n < 0:
         raise ValueError(_messages.negative_size(n, where=where))
     return n
@@ -351,17 +341,6 @@ class Carrier(_Lifecycle, abc.ABC):
         self._require_writable(action)
         self._raw_load(values)
         self._bind_backend()
-
-    def _normalize_many(self, values: object, *, where: str = "scatter") -> npt.NDArray[Any]:
-        """Normalize many values for this carrier's dtype, vectorized for ndarrays.
-
-        Returns a 1-D array in the storage NumPy dtype; raises ``TypeError`` or
-        ``OverflowError`` per the normalization table. Used by bulk write paths.
-        """
-        array, _fresh = materialize(
-            values, self._dtype, storage_row(self._dtype).numpy, where=where
-        )
-        return array
 
     # -- the storage sequence -----------------------------------------------------------
 
@@ -689,6 +668,11 @@ class Carrier(_Lifecycle, abc.ABC):
 
     def _page_in(self, action: str) -> None:
         """Make the values resident before a bulk write (default: they always are)."""
+
+    @classmethod
+    def _availability(cls) -> tuple[bool, str]:
+        """Return whether the kind can be constructed here, and on what, in words."""
+        return True, "NumPy"
 
     def _backing(self) -> Carrier:
         """Return the carrier whose backend holds the values now (default: ``self``)."""

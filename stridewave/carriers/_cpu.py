@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import ctypes
-import operator
 from typing import Any, ClassVar, Final
 
 import numpy as np
 import numpy.typing as npt
 from typing_extensions import Self, override
 
+from stridewave._integers import as_integer
 from stridewave.carriers import _messages
 from stridewave.carriers._array_backed import _ArrayCarrier
 from stridewave.carriers._base import check_flag, check_size
@@ -103,12 +103,7 @@ class CPU(_ArrayCarrier):
             given: object = pointer  # typed int, but callers may pass a descriptor here
             if isinstance(given, DType):
                 raise TypeError(_messages.dtype_positional(given, where="CPU"))
-            if isinstance(pointer, (bool, np.bool_)):
-                raise TypeError(_messages.bad_pointer_type(pointer))
-            try:
-                address = operator.index(pointer)
-            except TypeError:
-                raise TypeError(_messages.bad_pointer_type(pointer)) from None
+            address = as_integer(pointer, _messages.bad_pointer_type)
             if address <= 0:
                 raise ValueError(_messages.non_positive_pointer(address))
             self._array = _wrap_address(address, n, np_dtype)

@@ -192,11 +192,7 @@ class Evictable(Carrier):
     def __init__(self, primary: Carrier, secondary: Carrier) -> None:
         for role, tier in (("primary", primary), ("secondary", secondary)):
             if not isinstance(tier, Carrier):
-                raise TypeError(
-                    f"Evictable expects the {role} tier to be a stridewave Carrier; got "
-                    f"{type(tier).__name__}. Pass e.g. Evictable(CPU(n, dtype=DType.Float32), "
-                    f"FileBacked(dtype=DType.Float32)). Nothing was claimed."
-                )
+                raise TypeError(_messages.tier_not_a_carrier(role, tier))
         if primary is not secondary and not secondary._released:
             self._check_secondary(secondary, primary)
         dtype = primary._dtype
@@ -222,30 +218,13 @@ class Evictable(Carrier):
     def _check_secondary(secondary: Carrier, primary: Carrier) -> None:
         """Refuse a secondary that could not hold the values later (``ValueError``)."""
         if secondary._dtype is not primary._dtype:
-            raise ValueError(
-                f"Evictable needs tiers of one dtype; given primary {primary!r} and "
-                f"secondary {secondary!r}. Make the secondary with dtype={_messages.dtype_text(primary._dtype)}. "
-                f"Nothing was claimed."
-            )
+            raise ValueError(_messages.secondary_refused(secondary, "dtype", primary=primary))
         if not secondary._intrinsic_mutable:
-            raise ValueError(
-                f"Evictable needs an intrinsically mutable secondary (eviction writes into "
-                f"it); given {secondary!r}, built with mutable=False. Pass a mutable one, "
-                f"e.g. FileBacked(dtype={_messages.dtype_text(secondary._dtype)}). Nothing was claimed."
-            )
+            raise ValueError(_messages.secondary_refused(secondary, "immutable"))
         if secondary._slots:
-            raise ValueError(
-                f"Evictable needs an empty secondary (size 0), so that no data of yours is "
-                f"overwritten by evict(); given {secondary!r} with {secondary._slots} slots. "
-                f"Pass secondary.allocate_like(0). Nothing was claimed."
-            )
+            raise ValueError(_messages.secondary_refused(secondary, "not empty"))
         if not type(secondary).capabilities.secondary:
-            raise ValueError(
-                f"Evictable cannot use {type(secondary).__name__} as its secondary: its "
-                f"capability record says it may not be one (it cannot replace its storage "
-                f"in one move on the host). Use CPU, Generic or FileBacked as the "
-                f"secondary. Nothing was claimed."
-            )
+            raise ValueError(_messages.secondary_refused(secondary, "kind"))
 
     # -- the tiers and residency ----------------------------------------------------------
 
@@ -434,6 +413,11 @@ class Evictable(Carrier):
         # backend path serves (a Metal primary takes device sources on the device).
         self._primary._raw_scatter(base, mapping, source)
         self._bind_backend()  # the primary may have re-bound its accessors (Metal)
+
+    @override
+    @classmethod
+    def _availability(cls) -> tuple[bool, str]:
+        return True, "two tiers: a primary of any kind over a secondary kind that may be one"
 
     @override
     def _backing(self) -> Carrier:

@@ -38,7 +38,16 @@ __all__ = [
     "owned_release",
     "path_component",
     "released",
+    "scatter_compound",
+    "scatter_foreign_destination",
+    "scatter_negative_offset",
+    "scatter_not_a_layout",
+    "scatter_not_a_tensor",
+    "scatter_out_of_range",
+    "scatter_shape_mismatch",
     "scatter_unsupported",
+    "secondary_refused",
+    "tier_not_a_carrier",
     "too_many_items",
     "unsupported_dtype",
     "value_overflow",
@@ -372,3 +381,115 @@ def scatter_unsupported(carrier: object) -> str:
         f"CPU or Generic carrier, e.g. target = CPU(n, dtype=...); target.scatter(...), then "
         f"copy the result with carrier.new_like(numpy.asarray(target))."
     )
+
+
+def scatter_not_a_tensor(name: str, value: object) -> str:
+    """Text for a scatter view argument that is not a Tensor (``TypeError``)."""
+    return (
+        f"scatter {name} must be a stridewave Tensor, got {type(value).__name__} "
+        f"{_short(value)}; wrap storage first: Tensor(carrier, Layout(shape))."
+    )
+
+
+def scatter_not_a_layout(mapping: object) -> str:
+    """Text for a scatter mapping that is not a Layout (``TypeError``)."""
+    return (
+        f"scatter mapping must be a stridewave Layout, got {type(mapping).__name__} "
+        f"{_short(mapping)}; pass Layout(shape, strides) with strides in elements."
+    )
+
+
+def scatter_compound(name: str, dtype: object, planes: int) -> str:
+    """Text for a multi-subtensor scatter argument (``ValueError``)."""
+    return (
+        f"scatter {name} is a compound Tensor of {dtype_text(dtype)} with {planes} "
+        f"subtensors; carrier scatter moves one plane at a time: pass {name}.subtensors[k]."
+    )
+
+
+def scatter_foreign_destination(viewed: object, receiver: object) -> str:
+    """Text for ``scatter_onto`` viewing another carrier than the receiver (``ValueError``)."""
+    return (
+        f"scatter_onto views {viewed!r}, not the receiver {receiver!r}; call scatter on the "
+        f"destination's carrier: scatter_onto.carrier.scatter(to_scatter, scatter_onto, "
+        f"mapping)."
+    )
+
+
+def scatter_shape_mismatch(mapping_shape: object, source_shape: object) -> str:
+    """Text for a mapping whose shape is not the source's (``ValueError``)."""
+    return (
+        f"scatter mapping has shape {mapping_shape} but to_scatter has shape {source_shape}; "
+        f"the mapping needs one destination offset per source element, so pass a Layout "
+        f"with the source's shape."
+    )
+
+
+def scatter_negative_offset(offset: int) -> str:
+    """Text for a negative ``mapping_offset`` (``ValueError``)."""
+    return (
+        f"scatter mapping_offset must be >= 0 (elements), got {offset}; move the "
+        f"destination with scatter_onto's offset or the mapping strides instead."
+    )
+
+
+def scatter_out_of_range(
+    slot: int,
+    element: int,
+    size: int,
+    *,
+    onto_offset: int,
+    mapping_offset: int,
+    strides: object,
+    span: tuple[int, int],
+) -> str:
+    """Text for a scatter destination outside the receiver (``IndexError``)."""
+    return (
+        f"scatter targets physical index {slot} (source element {element}) but the receiver "
+        f"has {size} slots; check scatter_onto.offset={onto_offset}, "
+        f"mapping_offset={mapping_offset} and the mapping strides {strides} (destinations "
+        f"span [{span[0]}, {span[1]}])."
+    )
+
+
+def tier_not_a_carrier(role: str, tier: object) -> str:
+    """Text for an Evictable tier that is not a carrier (``TypeError``)."""
+    return (
+        f"Evictable expects the {role} tier to be a stridewave Carrier; got "
+        f"{_type_name(tier)}. Pass e.g. Evictable(CPU(n, dtype=DType.Float32), "
+        f"FileBacked(dtype=DType.Float32)). Nothing was claimed."
+    )
+
+
+def secondary_refused(secondary: object, reason: str, *, primary: object = None) -> str:
+    """Text for an Evictable secondary that could not hold the values (``ValueError``).
+
+    ``reason`` is ``"dtype"`` (needs ``primary``), ``"immutable"``, ``"not empty"`` or
+    ``"kind"`` (its capability record says it may not be a secondary).
+    """
+    dtype = getattr(secondary, "_dtype", None)
+    kind = type(secondary).__name__
+    why = {
+        "dtype": (
+            f"Evictable needs tiers of one dtype; given primary {primary!r} and secondary "
+            f"{secondary!r}. Make the secondary with "
+            f"dtype={dtype_text(getattr(primary, '_dtype', None))}."
+        ),
+        "immutable": (
+            f"Evictable needs an intrinsically mutable secondary (eviction writes into it); "
+            f"given {secondary!r}, built with mutable=False. Pass a mutable one, e.g. "
+            f"FileBacked(dtype={dtype_text(dtype)})."
+        ),
+        "not empty": (
+            f"Evictable needs an empty secondary (size 0), so that no data of yours is "
+            f"overwritten by evict(); given {secondary!r} with {getattr(secondary, '_slots', 0)} slots. "
+            f"Pass secondary.allocate_like(0)."
+        ),
+        "kind": (
+            f"Evictable cannot use {kind} as its secondary: its capability record says it "
+            f"may not be one ({kind}.capabilities.secondary is False: it cannot replace its "
+            f"storage in one move on the host). Use a kind that may, such as CPU, Generic "
+            f"or FileBacked."
+        ),
+    }[reason]
+    return f"{why} Nothing was claimed."

@@ -453,6 +453,11 @@ class Metal(_ArrayCarrier):
     # -- scatter ----------------------------------------------------------------------------
 
     @override
+    @classmethod
+    def _availability(cls) -> tuple[bool, str]:
+        return metal_runtime()
+
+    @override
     def _backend_slice(self, start: int, stop: int) -> Any:
         """Return the MLX array of slots ``[start, stop)`` (a device scatter source)."""
         array = self._mx_array

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
+from stridewave.carriers import _messages
 from stridewave.carriers._normalize import materialize
 from stridewave.carriers._storage_dtypes import storage_row
 from stridewave.layout import Layout, _as_index
@@ -596,42 +597,21 @@ def check_scatter_arguments(
     """
     for name, value in (("to_scatter", to_scatter), ("scatter_onto", scatter_onto)):
         if not isinstance(value, TensorView):
-            raise TypeError(
-                f"scatter {name} must be a stridewave Tensor, got {type(value).__name__} "
-                f"{value!r}; wrap storage first: Tensor(carrier, Layout(shape))."
-            )
+            raise TypeError(_messages.scatter_not_a_tensor(name, value))
     if not isinstance(mapping, Layout):
-        raise TypeError(
-            f"scatter mapping must be a stridewave Layout, got {type(mapping).__name__} "
-            f"{mapping!r}; pass Layout(shape, strides) with strides in elements."
-        )
+        raise TypeError(_messages.scatter_not_a_layout(mapping))
     offset = _as_index(mapping_offset, "scatter mapping_offset")
     assert isinstance(to_scatter, TensorView)
     assert isinstance(scatter_onto, TensorView)
     for name, tensor in (("to_scatter", to_scatter), ("scatter_onto", scatter_onto)):
         if len(tensor.subtensors) != 1:
-            raise ValueError(
-                f"scatter {name} is a compound Tensor of {tensor.dtype!r} with "
-                f"{len(tensor.subtensors)} subtensors; carrier scatter moves one plane at "
-                f"a time: pass {name}.subtensors[k]."
-            )
+            raise ValueError(_messages.scatter_compound(name, tensor.dtype, len(tensor.subtensors)))
     if scatter_onto.carrier is not receiver:
-        raise ValueError(
-            f"scatter_onto views {scatter_onto.carrier!r}, not the receiver {receiver!r}; "
-            "call scatter on the destination's carrier: "
-            "scatter_onto.carrier.scatter(to_scatter, scatter_onto, mapping)."
-        )
+        raise ValueError(_messages.scatter_foreign_destination(scatter_onto.carrier, receiver))
     if mapping.shape != to_scatter.shape:
-        raise ValueError(
-            f"scatter mapping has shape {mapping.shape} but to_scatter has shape "
-            f"{to_scatter.shape}; the mapping needs one destination offset per source "
-            "element, so pass a Layout with the source's shape."
-        )
+        raise ValueError(_messages.scatter_shape_mismatch(mapping.shape, to_scatter.shape))
     if offset < 0:
-        raise ValueError(
-            f"scatter mapping_offset must be >= 0 (elements), got {offset}; move the "
-            "destination with scatter_onto's offset or the mapping strides instead."
-        )
+        raise ValueError(_messages.scatter_negative_offset(offset))
     base = scatter_onto.offset + offset
     # A released receiver has no slots: say so rather than report every index out of range.
     receiver._require_live("scatter")
@@ -646,10 +626,15 @@ def check_scatter_arguments(
                 else (high, _extreme_element(mapping, highest=True))
             )
             raise IndexError(
-                f"scatter targets physical index {bad} (source element {element}) but the "
-                f"receiver has {size} slots; check scatter_onto.offset="
-                f"{scatter_onto.offset}, mapping_offset={offset} and the mapping strides "
-                f"{mapping.strides} (destinations span [{low}, {high}])."
+                _messages.scatter_out_of_range(
+                    bad,
+                    element,
+                    size,
+                    onto_offset=scatter_onto.offset,
+                    mapping_offset=offset,
+                    strides=mapping.strides,
+                    span=(low, high),
+                )
             )
     return base
 

@@ -17,14 +17,13 @@ Spec: dtype-descriptors, "Every dtype has one registered descriptor identity",
 
 from __future__ import annotations
 
-import operator
 import typing as t
 import weakref
 from typing import TYPE_CHECKING, ClassVar, Final
 
-import numpy as np
 from typing_extensions import Self, override
 
+from stridewave._integers import as_integer
 from stridewave.dtypes import _messages, _registry
 from stridewave.dtypes._pickle import reconstruct_dtype
 from stridewave.dtypes._structure import Structure, check_extension
@@ -240,11 +239,9 @@ def _check_name(cls_name: str, name: object) -> str:
 
 def _check_positive_int(value: object) -> int | None:
     """Return ``value`` as an ``int`` if it is a positive non-bool integer, else ``None``."""
-    if isinstance(value, (bool, np.bool_)):
-        return None
     try:
-        number = operator.index(value)  # type: ignore[arg-type]
-    except TypeError:
+        number = as_integer(value, repr)
+    except TypeError:  # a bool or a non-integer: the caller words the refusal
         return None
     return number if number > 0 else None
 
