@@ -54,9 +54,7 @@ def dtype_table() -> list[str]:
 
 
 def _cmd_info(args: argparse.Namespace) -> int:
-    import stridewave
-
-    print(f"stridewave {stridewave.__version__}")
+    print(f"stridewave {__version__}")
     for dist in ("numpy", "ml_dtypes", "mlx"):
         print(f"  {dist:<10} {_version_of(dist)}")
     print("registered dtypes:")
