@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
+import zipfile
 
 import numpy as np
 import pytest
+from numpy.lib import format as npy_format
 
 import stridewave
 
@@ -89,14 +92,54 @@ def test_demo_on_a_raw_file_with_dtype(tmp_path) -> None:
     assert "64 rows x 1 column (col0)" in proc.stdout
 
 
+def _npz_with_a_text_member(path) -> None:
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("notes.txt", "not an array")
+
+
+def _npz_with_a_broken_npy_member(path) -> None:
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("x.npy", b"\x93NUMPY garbage")
+
+
+def _tiny_npy_claiming_2_to_the_40() -> bytes:
+    buffer = io.BytesIO()
+    header = {"descr": "<f8", "fortran_order": False, "shape": (2**40,)}
+    npy_format.write_array_header_1_0(buffer, header)
+    return buffer.getvalue() + b"\0" * 16
+
+
+def _npy_claiming_2_to_the_40(path) -> None:
+    path.write_bytes(_tiny_npy_claiming_2_to_the_40())
+
+
+def _npz_claiming_2_to_the_40(path) -> None:
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("big.npy", _tiny_npy_claiming_2_to_the_40())
+
+
+def _float128_npy(path) -> None:
+    np.save(path, np.array([np.longdouble("1e4000"), 1.0], dtype=np.longdouble))
+
+
+BAD_FILES = {
+    "member.npz": _npz_with_a_text_member,
+    "broken.npz": _npz_with_a_broken_npy_member,
+    "huge.npy": _npy_claiming_2_to_the_40,
+    "huge.npz": _npz_claiming_2_to_the_40,
+    "f128.npy": _float128_npy,
+}
+
+
 @pytest.mark.parametrize(
     ("name", "content", "args", "message"),
     [
         ("missing.npy", None, (), "no such file"),
         ("bad.npy", b"not numpy at all", (), "not a .npy file"),
         ("typed.npy", None, ("--dtype", "<f4"), "--dtype is for raw binary files only"),
-        ("bad.csv", b"a,b\n1,2\n3,x\n", (), "line 3, column 2 holds 'x'"),
-        ("ragged.csv", b"1,2\n3\n", (), "line 2 has 1 fields, expected 2"),
+        ("bad.csv", b"a,b\n1,2\n3,x\n", (), "data row 2, column 2 ('b') holds 'x'"),
+        ("wide.csv", b"x,y\n1,2,3\n", (), "more fields than the header has names"),
+        ("wider.csv", b"x,y\n1,2\n3,4,5\n", (), "Expected 2 fields in line 3, saw 3"),
         ("empty.csv", b"", (), "the CSV file is empty"),
         ("data.txt", b"1 2 3", (), "unknown suffix '.txt'"),
         ("odd.bin", b"12345", ("--dtype", "<f4"), "not a whole number of float32 items"),
@@ -104,6 +147,12 @@ def test_demo_on_a_raw_file_with_dtype(tmp_path) -> None:
         ("o.bin", b"12345678", ("--dtype", "O"), "is not a numeric NumPy scalar dtype"),
         ("s.bin", b"12345678", ("--dtype", "(2,f4"), "is not a numeric NumPy scalar dtype"),
         ("e3.npy", None, (), "holds no values"),
+        ("member.npz", None, (), "member 'notes.txt' is not a .npy array"),
+        ("broken.npz", None, (), "not a readable .npy file"),
+        ("huge.npy", None, (), "claims shape (1099511627776,) of float64"),
+        ("huge.npz", None, (), "claims shape (1099511627776,) of float64"),
+        ("f128.npy", None, (), "extended precision"),
+        ("f128.bin", b"\0" * 32, ("--dtype", "float128"), "extended precision"),
     ],
 )
 def test_demo_bad_input_is_one_clear_line_and_nonzero_exit(
@@ -116,6 +165,8 @@ def test_demo_bad_input_is_one_clear_line_and_nonzero_exit(
         np.save(path, np.arange(3.0))
     elif name == "e3.npy":
         np.save(path, np.zeros((0, 2, 3)))
+    elif name in BAD_FILES:
+        BAD_FILES[name](path)
     proc = run_cli("demo", str(path), *args, "--no-metal")
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr
@@ -123,6 +174,22 @@ def test_demo_bad_input_is_one_clear_line_and_nonzero_exit(
     assert len(lines) == 1, proc.stderr
     assert message in lines[0]
     assert proc.stdout == ""
+    assert "Warning" not in proc.stderr
+
+
+def test_escape_sequences_from_a_file_are_never_printed_raw(tmp_path) -> None:
+    path = tmp_path / "esc.csv"
+    path.write_bytes(b"\x1b[31mred\x1b[0m,y\xe2\x80\xaet\n1,2\n3,4\n")
+    proc = run_cli("demo", str(path), "--no-metal")
+    assert proc.returncode == 0, proc.stderr
+    assert "\x1b" not in proc.stdout + proc.stderr and "\u202e" not in proc.stdout
+    assert "(\\x1b[31mred\\x1b[0m, y\\u202et)" in proc.stdout
+    bad = tmp_path / "bad.csv"
+    bad.write_bytes(b"x,y\n1,2\n3,\x1b[2Jboom\n")
+    proc = run_cli("demo", str(bad), "--no-metal")
+    assert proc.returncode == 1
+    assert "\x1b" not in proc.stderr and "\\x1b[2Jboom" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
 
 
 def test_demo_stores_a_bool_table_as_int32_so_it_can_evict_to_a_file(tmp_path) -> None:

@@ -186,3 +186,51 @@ def test_a_stride_beyond_an_int64_byte_offset_is_refused_even_on_an_axis_of_one(
         with pytest.raises(ValueError, match="64-bit"):
             Layout((1,), (stride,))
     assert Layout((1,), (2**59,)).indices().tolist() == [0]
+
+
+# -- the int64 limits, at their exact edges (issue 18) ----------------------------------
+
+#: the largest stride NumPy can multiply by an 8-byte item size within int64
+STRIDE_LIMIT = (2**63 - 1) // 8  # == 2**60 - 1
+
+
+def test_the_int64_guard_checks_the_negative_side() -> None:
+    # Every single stride is within the limit, but 15 steps of -(2**60 - 1) reach
+    # below -2**63: the smallest offset does not fit a signed 64-bit integer.
+    with pytest.raises(ValueError, match="64-bit"):
+        Layout((16,), (-STRIDE_LIMIT,))
+    with pytest.raises(ValueError, match="64-bit"):
+        Layout((2, 16), (1, -STRIDE_LIMIT))
+    # 7 such steps still fit, and the bound is reported exactly.
+    fits = Layout((8,), (-STRIDE_LIMIT,))
+    assert fits.min_index == -7 * STRIDE_LIMIT
+    assert fits.max_index == 0
+
+
+def test_the_int64_guard_checks_the_positive_side() -> None:
+    with pytest.raises(ValueError, match="64-bit"):
+        Layout((16,), (STRIDE_LIMIT,))
+    fits = Layout((8,), (STRIDE_LIMIT,))
+    assert (fits.min_index, fits.max_index) == (0, 7 * STRIDE_LIMIT)
+
+
+def test_the_stride_limit_is_exact() -> None:
+    for stride in (STRIDE_LIMIT, -STRIDE_LIMIT):
+        layout = Layout((1,), (stride,))
+        assert layout.strides == (stride,)
+        assert layout.indices().tolist() == [0]
+    for stride in (STRIDE_LIMIT + 1, -(STRIDE_LIMIT + 1)):
+        with pytest.raises(ValueError, match="64-bit"):
+            Layout((1,), (stride,))
+        with pytest.raises(ValueError, match="64-bit"):
+            Layout((2,), (stride,))
+
+
+def test_the_size_limit_is_exact() -> None:
+    # Zero strides address one slot however many elements there are; only the
+    # element count itself must fit int64.
+    largest = Layout((2**63 - 1,), (0,))
+    assert largest.size == 2**63 - 1
+    assert (largest.min_index, largest.max_index) == (0, 0)
+    with pytest.raises(ValueError, match="64-bit"):
+        Layout((2**62, 2), (0, 0))

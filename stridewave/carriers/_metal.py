@@ -22,14 +22,17 @@ Design
   on the device. Once taken, the scalar accessors are the view's own
   (``view.item(i)``, ``view[i] = v``), exactly like the NumPy carriers; before that
   they are one flag check away from it.
-* **Coherence.** Host writes land in the MLX buffer itself, so MLX sees them. An MLX
-  write (scatter) is always an indexed assignment that MLX runs in the carrier's own
-  buffer (buffer donation); a slice update covering the whole array is issued as two
-  partial slice updates, because MLX would otherwise return the update itself as the
-  result (a new buffer, leaving exported NumPy views on a released one). After the
-  evaluation, if a view exists, the carrier checks that the buffer address is
-  unchanged (then exported views stay live) or re-takes the view (possible only when
-  another MLX array shares the buffer, so MLX cannot donate it).
+* **Coherence.** Host writes land in the MLX buffer itself, so MLX sees them. While a
+  host view exists, an MLX write (scatter) is an indexed or slice assignment that MLX
+  runs in the carrier's own buffer (buffer donation); a slice update covering the whole
+  array is issued as two partial slice updates, because MLX would otherwise return the
+  update itself as the result (a new buffer, possibly the source carrier's). After the
+  evaluation the carrier checks that the buffer address is unchanged or re-takes the
+  view (possible only when another MLX array shares the buffer, so MLX cannot donate
+  it). Without a host view, a scatter that writes every slot makes the storage a fresh
+  buffer holding the values (``mx.array`` copies; a transpose is one
+  ``mx.contiguous`` copy), which is cheaper than copying into the old buffer and
+  shares nothing with the source.
 * **Memory safety.** MLX checks no index bounds and converts values silently. Every
   index and value reaching MLX here has been validated and normalized in NumPy by
   the carrier core first (physical index checks, the dtype normalization table,
@@ -52,6 +55,7 @@ from stridewave.carriers._base import Carrier, check_flag, check_size
 from stridewave.carriers._capabilities import Capabilities, ScatterSupport
 from stridewave.carriers._normalize import materialize, storage_numpy_dtype
 from stridewave.carriers._scatter import (
+    ScatterPlan,
     ScatterSource,
     plan_scatter,
     scatter_indices,
@@ -224,9 +228,12 @@ class Metal(_ArrayCarrier):
     a device gives no host view the carrier falls back to MLX per-element operations
     (correct, about 100x slower).
 
-    *Scatter* is one MLX indexed assignment (a slice update for a single strided
-    run, else fancy indexing over unique destination slots, the later logical
-    index winning) followed by ``mlx.core.eval``; it completes before returning.
+    *Scatter* is one MLX write followed by ``mlx.core.eval``; it completes before
+    returning: a slice update for a single strided run; for a transpose (several axes
+    filling one dense block) one device copy into the block's order, then a slice
+    update; else fancy indexing over unique destination slots, the later logical
+    index winning. A scatter covering every slot of a carrier with no host view
+    replaces its buffer with a fresh copy of the values instead.
 
     *MLX interop*: ``mlx.core.array(metal)`` returns an independent copy (a
     snapshot taken at the call), through the ``__mlx_array__`` protocol.
@@ -311,6 +318,13 @@ class Metal(_ArrayCarrier):
         self._array = view
         self._viewed = True
         self._bind_backend()
+        current = self._mx_array
+        if current is not array and current is not None:
+            # A scatter on another thread replaced the buffer meanwhile (a full
+            # write without a host view adopts a fresh one): view the new buffer.
+            self._drop_view()
+            self._bind_backend()
+            return self._take_view()
         return True
 
     def _after_mlx_write(self) -> None:
@@ -464,99 +478,195 @@ class Metal(_ArrayCarrier):
         return None if array is None else array[start:stop]
 
     @override
-    def _raw_scatter(self, base: int, mapping: Layout, values_from: ScatterSource) -> None:
-        """Write the source values through ``mapping`` in one MLX assignment.
+    def _raw_scatter(self, base: int, mapping: Layout, source: ScatterSource) -> None:
+        """Write the source values through ``mapping`` with MLX operations.
 
         Everything is validated by :meth:`Carrier.scatter` before this runs. When the
         source is another Metal carrier of this dtype seen row-major
-        (``values_from.backend(self)``), its values are read on the device; otherwise
-        the host values (``values_from.host()``, normalized) are moved to MLX. The values
-        and indices reach MLX first (the step that can fail: out of memory); only
-        then is the one assignment issued and evaluated, so a failure before it
-        leaves the stored values untouched.
+        (``source.backend(self)``: also through Evictables), its values are sliced on
+        the device; otherwise the host values (``source.host()``, normalized) are
+        moved to MLX. Only then is the write issued and evaluated. See
+        :meth:`_scatter_mlx` for the cases.
+        """
+        device = source.backend(self)
+        values = source.host() if device is None else np.empty(0, self._array.dtype)
+        self._scatter_mlx(base, mapping, values, device)
+
+    def _scatter_mlx(
+        self, base: int, mapping: Layout, values: npt.NDArray[Any], device: Any
+    ) -> None:
+        """Scatter ``values`` (host, row-major) or ``device`` (flat MLX source values).
+
+        Cases, after dropping extent-1 axes and reducing zero-stride ones (the later
+        logical index wins):
+
+        * one strided run (contiguous, reversed, stepped): a slice update, no index;
+        * several axes whose destinations fill one dense block (a transpose, possibly
+          with reversed axes), from a row-major source: the source is permuted into
+          the block's order on the device (one copy), then written as one run;
+        * any other injective mapping: destination indices built on the device from
+          the strides, one indexed assignment;
+        * repeats possible: unique destinations resolved in NumPy, one assignment.
+
+        A write that covers every slot while no host view exists replaces the buffer
+        with a fresh one holding the values (one device copy, or none for host values,
+        whose transfer already made one) instead of copying into the old buffer: the
+        same values for a fraction of the work and of MLX's per-call overhead. With a
+        host view the write stays in place (see :meth:`_write_run`).
         """
         mx = _import_mlx()
-        plan = plan_scatter(base, mapping)
-        if plan.dest.size == 0:
-            return
-        device_source = values_from.backend(self)
-        # The host source may be a strided view (a reversed or broadcast source
-        # Tensor); the planning views below need one contiguous run of the values.
-        values = (
-            np.ascontiguousarray(values_from.host())
-            if device_source is None
-            else np.empty(0)  # unused: the device source serves every branch below
-        )
-        if plan.injective and plan.dest.ndim == 1:
-            # One strided run: a slice update (no index array). Walk it upwards.
-            (count,), (step,) = plan.dest.shape, plan.dest.strides
-            (source_step,) = plan.source.strides
-            start, source_start = plan.dest_base, plan.source_base
-            if step < 0:
-                start += step * (count - 1)
-                source_start += source_step * (count - 1)
-                step, source_step = -step, -source_step
-            stop = source_start + source_step * count
-            window = slice(source_start, stop if stop >= 0 else None, source_step)
-            if device_source is not None:
-                source = device_source[window]
-            else:
-                source = mx.array(np.ascontiguousarray(values[window]))
-            mx.eval(source)
-            stop = start + step * (count - 1) + 1
-            with mx.stream(self._device):
-                if count == self._slots and count > 1:
-                    # MLX returns the update itself for a slice update covering the
-                    # whole array (a new buffer: views exported earlier would be left
-                    # on a released one). Two partial updates are SliceUpdate ops,
-                    # which MLX runs in the carrier's own buffer (donation).
-                    self._mx_array[start : stop - 1] = source[: count - 1]
-                    self._mx_array[stop - 1 : stop] = source[count - 1 :]
-                elif count == self._slots:  # one slot: an indexed (Scatter) update
-                    index = mx.array(np.array([start], dtype=np.int32))
-                    self._mx_array[index] = source
+        if device is None:
+            # The source may be a strided view (a reversed or broadcast source
+            # Tensor); the windows below need one contiguous run of the values.
+            values = np.ascontiguousarray(values)
+        run = _one_run(base, mapping)
+        if run is None:
+            plan = plan_scatter(base, mapping)
+            if plan.dest.size == 0:
+                return
+            if plan.dest.ndim <= 1:
+                count = plan.dest.size
+                step = plan.dest.strides[0] if plan.dest.ndim == 1 else 1
+                source_step = plan.source.strides[0] if plan.dest.ndim == 1 else 1
+                run = (plan.dest_base, count, step, plan.source_base, source_step)
+            elif plan.injective:
+                block = _dense_block(plan)
+                if block is not None:
+                    self._write_block(mx, plan, block, values, device)
                 else:
-                    self._mx_array[start:stop:step] = source
-        elif plan.injective:
-            # Strides prove no repeats: destination indices built on the device from
-            # the strides (no host index array, nothing to transfer but the values).
-            if device_source is not None:
-                source = mx.as_strided(
-                    device_source, plan.source.shape, plan.source.strides, plan.source_base
-                )
+                    self._write_indexed(mx, plan, values, device)
+                self._after_mlx_write()
+                return
             else:
-                source = mx.array(
-                    np.ascontiguousarray(strided_view(values, plan.source_base, plan.source))
-                )
-            wide = self._slots >= 2**30
-            itype = mx.int64 if wide else mx.int32
-            ndim = plan.dest.ndim
-            with mx.stream(self._device):
-                index = mx.full((1,) * ndim, plan.dest_base, dtype=itype)
-                for axis, (extent, stride) in enumerate(
-                    zip(plan.dest.shape, plan.dest.strides, strict=True)
-                ):
-                    shape = [1] * ndim
-                    shape[axis] = extent
-                    index = index + (mx.arange(extent, dtype=itype) * stride).reshape(shape)
-                index = index.reshape(-1)
-                source = source.reshape(-1)
-            mx.eval(index, source)
-            with mx.stream(self._device):
-                self._mx_array[index] = source
+                self._write_unique(mx, base, mapping, values, device)
+                self._after_mlx_write()
+                return
+        if run[1] == 0:
+            return
+        start, count, step, source_start, source_step = run
+        if step < 0:  # walk the run upwards
+            start += step * (count - 1)
+            source_start += source_step * (count - 1)
+            step, source_step = -step, -source_step
+        stop = source_start + source_step * count
+        window = slice(source_start, stop if stop >= 0 else None, source_step)
+        if device is not None:
+            source = device[window]
+            fresh = False
         else:
-            # Repeats possible: unique destinations, the later logical index winning
-            # (resolved in NumPy; MLX promises no order for repeated indices).
-            unique, positions = scatter_indices(base, mapping)
-            index = mx.array(unique)
-            if device_source is not None:
-                source = mx.take(device_source, mx.array(positions), stream=self._device)
-            else:
-                source = mx.array(values[positions])
-            mx.eval(index, source)
-            with mx.stream(self._device):
-                self._mx_array[index] = source
+            source = _to_mlx(mx, values[window])
+            fresh = True
+        self._write_run(mx, start, count, step, source, fresh=fresh)
         self._after_mlx_write()
+
+    def _write_run(
+        self, mx: Any, start: int, count: int, step: int, source: Any, *, fresh: bool
+    ) -> None:
+        """Write the 1-D MLX ``source`` to slots ``start, start + step, ...`` (``step > 0``).
+
+        ``fresh``: ``source`` is a new MLX array no one else holds (moved from the
+        host), which may then become the storage itself.
+        """
+        whole = count == self._slots and not self._viewed
+        if whole and not fresh:
+            # Every slot is written and no host view exists: the storage becomes a
+            # fresh buffer holding the values. ``mx.array`` always copies (it never
+            # aliases the source carrier's buffer).
+            with mx.stream(self._device):
+                source = mx.array(source)
+        # Evaluate the source first: the step that can fail (out of memory) runs
+        # before anything is written, so a failure leaves the stored values as
+        # they were.
+        mx.eval(source)
+        if whole:
+            self._mx_array = source
+            return
+        stop = start + step * (count - 1) + 1
+        with mx.stream(self._device):
+            if count == self._slots and count > 1:
+                # MLX returns the update itself for a slice update covering the
+                # whole array (a new buffer, possibly the source carrier's). Two
+                # partial updates are SliceUpdate ops, which MLX runs in the
+                # carrier's own buffer (donation), so the host view stays valid.
+                self._mx_array[start : stop - 1] = source[: count - 1]
+                self._mx_array[stop - 1 : stop] = source[count - 1 :]
+            elif count == self._slots:  # one slot: an indexed (Scatter) update
+                index = mx.array(np.array([start], dtype=np.int32))
+                self._mx_array[index] = source
+            else:
+                self._mx_array[start:stop:step] = source
+
+    def _write_block(
+        self,
+        mx: Any,
+        plan: ScatterPlan,
+        block: tuple[int, tuple[int, ...], tuple[int, ...]],
+        values: npt.NDArray[Any],
+        device: Any,
+    ) -> None:
+        """Write a dense block: permute the row-major source on the device, then one run."""
+        low, order, flipped = block
+        size = plan.dest.size
+        first = plan.source_base
+        if device is not None:
+            source = device[first : first + size]
+        else:
+            source = _to_mlx(mx, values[first : first + size])
+        with mx.stream(self._device):
+            source = source.reshape(plan.dest.shape)
+            if flipped:
+                source = source[
+                    tuple(
+                        slice(None, None, -1) if axis in flipped else slice(None)
+                        for axis in range(len(plan.dest.shape))
+                    )
+                ]
+            # Never row-contiguous here (the block is not a plain run), so
+            # ``contiguous`` makes exactly one copy, in the block's order.
+            source = mx.contiguous(mx.transpose(source, order)).reshape(-1)
+        self._write_run(mx, low, size, 1, source, fresh=True)
+
+    def _write_indexed(
+        self, mx: Any, plan: ScatterPlan, values: npt.NDArray[Any], device: Any
+    ) -> None:
+        """Injective, not a dense block: indices built on the device from the strides."""
+        if device is not None:
+            source = mx.as_strided(device, plan.source.shape, plan.source.strides, plan.source_base)
+        else:
+            source = _to_mlx(mx, strided_view(values, plan.source_base, plan.source))
+        wide = self._slots >= 2**30
+        itype = mx.int64 if wide else mx.int32
+        ndim = plan.dest.ndim
+        with mx.stream(self._device):
+            index = mx.full((1,) * ndim, plan.dest_base, dtype=itype)
+            for axis, (extent, stride) in enumerate(
+                zip(plan.dest.shape, plan.dest.strides, strict=True)
+            ):
+                shape = [1] * ndim
+                shape[axis] = extent
+                index = index + (mx.arange(extent, dtype=itype) * stride).reshape(shape)
+            index = index.reshape(-1)
+            source = source.reshape(-1)
+        mx.eval(index, source)
+        with mx.stream(self._device):
+            self._mx_array[index] = source
+
+    def _write_unique(
+        self, mx: Any, base: int, mapping: Layout, values: npt.NDArray[Any], device: Any
+    ) -> None:
+        """Repeats possible: unique destinations, the later logical index winning.
+
+        Resolved in NumPy (MLX promises no order for repeated indices).
+        """
+        unique, positions = scatter_indices(base, mapping)
+        index = mx.array(unique)
+        if device is not None:
+            source = mx.take(device, mx.array(positions), stream=self._device)
+        else:
+            source = _to_mlx(mx, values[positions])
+        mx.eval(index, source)
+        with mx.stream(self._device):
+            self._mx_array[index] = source
 
     # -- MLX interop ------------------------------------------------------------------------
 
@@ -589,12 +699,73 @@ class Metal(_ArrayCarrier):
         mx = _import_mlx()
         device, name = _select_device(mx)
         fresh = type(self).__new__(type(self))
-        fresh._adopt(mx.array(np.ascontiguousarray(array)), device, name, dtype, mutable=mutable)
+        fresh._adopt(_to_mlx(mx, array), device, name, dtype, mutable=mutable)
         return fresh
 
     @override
     def _raw_allocate_like(self, size: int, *, mutable: bool, dtype: DType, empty: bool) -> Self:
         return type(self)(size, mutable=mutable, dtype=dtype, empty=empty)
+
+
+def _to_mlx(mx: Any, values: npt.NDArray[Any]) -> Any:
+    """Copy the NumPy ``values`` (already in the storage dtype) into a new MLX array.
+
+    MLX's own transfer is the only pass over the data when ``values`` is C-contiguous
+    with positive strides (the usual case). Otherwise one host copy makes it so first:
+    MLX would copy a strided input's whole span, keeping its strides, and refuses a
+    negative stride (NumPy calls a one-element view with one contiguous, too).
+    """
+    if not values.flags.c_contiguous or any(stride < 0 for stride in values.strides):
+        values = np.array(values, order="C", copy=True)
+    return mx.array(values)
+
+
+def _one_run(base: int, mapping: Layout) -> tuple[int, int, int, int, int] | None:
+    """Plan a one-axis mapping without building a ScatterPlan (the common, cheap case).
+
+    Returns ``(start, count, step, source_start, source_step)`` in slots and source
+    positions, or ``None`` for a mapping of several axes (then ``plan_scatter``).
+    A zero stride keeps only the last source value (the later logical index wins).
+    """
+    shape = mapping.shape
+    if len(shape) != 1:
+        return None
+    count = shape[0]
+    step = mapping.strides[0]
+    if count > 1 and step == 0:
+        return (base, 1, 1, count - 1, 1)
+    return (base, count, step if count > 1 else 1, 0, 1)
+
+
+def _dense_block(plan: ScatterPlan) -> tuple[int, tuple[int, ...], tuple[int, ...]] | None:
+    """Return ``(low, order, flipped)`` when the plan writes one dense block of slots.
+
+    The destinations fill ``[low, low + size)`` exactly when the destination strides,
+    taken by decreasing magnitude (``order``), are the row-major strides of the
+    reordered shape; ``flipped`` lists the axes with a negative stride. ``None`` when
+    they do not, when the source positions are not row-major over the plan's shape
+    (zero-stride axes were reduced), or when the block is a plain run.
+    """
+    shape, strides = plan.dest.shape, plan.dest.strides
+    ndim = len(shape)
+    step = 1
+    for axis in range(ndim - 1, -1, -1):  # the source must be row-major over ``shape``
+        if plan.source.strides[axis] != step:
+            return None
+        step *= shape[axis]
+    order = tuple(sorted(range(ndim), key=lambda axis: -abs(strides[axis])))
+    step = 1
+    for axis in reversed(order):
+        if abs(strides[axis]) != step:
+            return None
+        step *= shape[axis]
+    flipped = tuple(axis for axis in range(ndim) if strides[axis] < 0)
+    if order == tuple(range(ndim)) and not flipped:
+        return None  # a plain contiguous run: plan_scatter keeps such axes apart
+    low = plan.dest_base + sum(
+        (extent - 1) * stride for extent, stride in zip(shape, strides, strict=True) if stride < 0
+    )
+    return low, order, flipped
 
 
 def _mlx_dtype(mx: Any, dtype: DType) -> Any:

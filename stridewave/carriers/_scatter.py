@@ -394,8 +394,11 @@ class ScatterSource:
         ):
             return None
         layout = tensor.layout
-        if layout.strides != Layout(layout.shape).strides:
-            return None
+        step = 1  # row-major contiguous (an axis of extent 1 may have any stride)
+        for extent, stride in zip(reversed(layout.shape), reversed(layout.strides), strict=True):
+            if stride != step and extent != 1:
+                return None
+            step *= extent
         start = tensor.offset
         if start < 0 or start + layout.size > carrier._slots:
             return None

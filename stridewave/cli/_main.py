@@ -99,16 +99,17 @@ def carrier_availability() -> list[str]:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from stridewave.cli._datafile import DataFileError, load_table
+    from stridewave.cli._datafile import DataFileError, load_table, printable
     from stridewave.cli._demo import run_demo
 
     try:
         table = load_table(args.path, dtype=args.dtype)
     except DataFileError as exc:
-        print(f"stridewave demo: error: {exc}", file=sys.stderr)
+        print(f"stridewave demo: error: {printable(str(exc))}", file=sys.stderr)
         return 1
     except OSError as exc:
-        print(f"stridewave demo: error: {args.path}: {exc.strerror or exc}", file=sys.stderr)
+        why = f"{args.path}: {exc.strerror or exc}"
+        print(f"stridewave demo: error: {printable(why)}", file=sys.stderr)
         return 1
     ok = run_demo(table, metal=not args.no_metal)
     return 0 if ok else 1

@@ -394,6 +394,65 @@ def test_full_coverage_scatter_leaves_the_receiver_its_own_contiguous_buffer(
 
 
 @mlx_only
+@pytest.mark.parametrize(
+    ("mapping", "offset", "size"),
+    [
+        (Layout((3, 4), (1, 3)), 0, 12),  # a transpose covering every slot
+        (Layout((3, 4), (1, 3)), 2, 15),  # the same block, inside a larger receiver
+        (Layout((3, 4), (-1, 3)), 2, 12),  # reversed inner axis
+        (Layout((3, 4), (1, -3)), 9, 12),  # reversed outer axis
+        (Layout((3, 4), (-1, -3)), 11, 13),  # both reversed
+        (Layout((2, 3, 4), (1, 8, 2)), 0, 24),  # three axes, permuted
+        (Layout((2, 3), (3, 1)), 1, 7),  # row-major block: a plain run
+    ],
+    ids=["transpose", "inside", "flip-inner", "flip-outer", "flip-both", "3d", "run"],
+)
+@pytest.mark.parametrize("source_kind", ["Metal", "CPU"])
+@pytest.mark.parametrize("viewed", [False, True], ids=["no-view", "host-view"])
+def test_dense_block_scatter_matches_the_model_and_shares_no_buffer(
+    mapping: Layout, offset: int, size: int, source_kind: str, viewed: bool
+) -> None:
+    initial = [-1] * size
+    values = list(range(100, 100 + mapping.size))
+    prototype = Metal(0, dtype=I32) if source_kind == "Metal" else CPU(0, dtype=I32)
+    source = prototype.new_like(values)
+    receiver = Metal(0, dtype=I32).new_like(initial)
+    if viewed:
+        assert receiver[0] == -1  # takes the host view: the write must stay in place
+    receiver.scatter(whole(source, mapping.shape), whole(receiver), mapping, offset)
+    expected = scatter_model(initial, offset, mapping, values)
+    assert receiver._viewed == viewed  # a scatter never takes the view itself
+    assert list(receiver) == mlx_values(receiver) == expected
+    assert receiver.version == 1
+    source[0] = 7  # neither carrier sees the other's later writes
+    receiver[size - 1] = 8
+    assert list(source) == [7, *values[1:]]
+    assert list(receiver) == [*expected[:-1], 8]
+
+
+@mlx_only
+@pytest.mark.parametrize("reverse", [False, True])
+def test_full_coverage_scatter_without_a_host_view_adopts_an_independent_buffer(
+    reverse: bool,
+) -> None:
+    # No host view: the storage becomes a fresh copy of the values (one device copy)
+    values = [1.5, 2.5, 3.5, 4.5]
+    source = Metal(0).new_like(values)
+    receiver = Metal(4)
+    mapping = Layout((4,), (-1,)) if reverse else Layout((4,))
+    receiver.scatter(whole(source), whole(receiver), mapping, 3 if reverse else 0)
+    assert not receiver._viewed
+    expected = values[::-1] if reverse else values
+    other = Metal(0).new_like([9.0, 9.0, 9.0, 9.0])
+    source.scatter(whole(other), whole(source), Layout((4,)))  # an MLX write to the source
+    source[1] = -1.0  # and a host write
+    assert list(receiver) == mlx_values(receiver) == expected
+    receiver[2] = 0.0
+    assert list(source) == [9.0, -1.0, 9.0, 9.0]
+    assert receiver.version == 2 and source.version == 2
+
+
+@mlx_only
 @pytest.mark.parametrize("n", [1, 2, 7])
 @pytest.mark.parametrize("reverse", [False, True])
 def test_scatter_keeps_scalar_access_and_exports_coherent_with_mlx(n: int, reverse: bool) -> None:
@@ -441,6 +500,80 @@ def test_scatter_last_logical_index_wins_with_many_repeats() -> None:
     source = Metal(0, dtype=I32).new_like(np.arange(n, dtype=np.int32))
     receiver.scatter(whole(source, (n // 4, 4)), whole(receiver), Layout((n // 4, 4), (0, 1)))
     assert list(receiver) == [n - 4, n - 3, n - 2, n - 1]
+
+
+# -- per-element writes keep the normalization table, before and after the host view ----
+
+_F32_MAX = float(np.finfo(np.float32).max)
+_F32_OVERFLOW = 2.0**128 - 2.0**103
+
+
+@mlx_only
+@pytest.mark.parametrize("spelling", ["set_value", "setitem"])
+@pytest.mark.parametrize("viewed", [False, True], ids=["no-view", "host-view"])
+@pytest.mark.parametrize(
+    ("dtype", "index", "value", "outcome"),
+    [
+        (F32, 1, 1.5, 1.5),
+        (F32, 1, math.nextafter(_F32_OVERFLOW, 0.0), _F32_MAX),  # rounds down to FLT_MAX
+        (F32, 1, -math.nextafter(_F32_OVERFLOW, 0.0), -_F32_MAX),
+        (F32, 1, math.inf, math.inf),
+        (F32, 1, _F32_OVERFLOW, OverflowError),  # rounds to infinity: refused
+        (F32, 1, -1e300, OverflowError),
+        (F32, 1, True, TypeError),
+        (F32, 3, 1.0, IndexError),  # one past the end
+        (F32, -1, 1.0, IndexError),  # never wraps around
+        (F32, True, 1.0, TypeError),
+        (I32, 1, -(2**31), -(2**31)),
+        (I32, 1, 2**31, OverflowError),
+        (I32, 1, -(2**31) - 1, OverflowError),
+        (I32, 1, 2.0, TypeError),
+        (BOOL, 1, True, True),
+        (BOOL, 1, 1, TypeError),
+    ],
+)
+def test_scalar_writes_keep_the_table_and_the_version_rules(
+    spelling: str, viewed: bool, dtype: DType, index: Any, value: Any, outcome: Any
+) -> None:
+    carrier = Metal(3, dtype=dtype)
+    if viewed:
+        carrier.get_value(0)  # takes the host view: writes go to the view's memoryview
+    assert carrier._viewed == viewed
+    before = mlx_values(carrier)
+
+    def write() -> None:
+        if spelling == "set_value":
+            carrier.set_value(index, value)
+        else:
+            carrier[index] = value
+
+    if isinstance(outcome, type) and issubclass(outcome, Exception):
+        where = "carrier\\[index\\]" if spelling == "setitem" else "set_value"
+        with pytest.raises(outcome, match=where if outcome is IndexError else None):
+            write()
+        assert mlx_values(carrier) == before and carrier.version == 0
+    else:
+        write()
+        assert carrier[index] == outcome == mlx_values(carrier)[index]
+        assert carrier.version == 1
+
+
+@mlx_only
+def test_scalar_writes_honour_mutability_and_release_after_the_host_view() -> None:
+    frozen = Metal(0).new_like([1.0, 2.0], mutable=False)
+    assert frozen[0] == 1.0  # host view taken
+    with pytest.raises(RuntimeError):
+        frozen.set_value(0, 5.0)
+    with pytest.raises(RuntimeError):
+        frozen[0] = 5.0
+    carrier = Metal(2)
+    carrier[0] = 1.0  # host view taken
+    carrier.release()
+    with pytest.raises(RuntimeError):
+        carrier.set_value(0, 5.0)
+    with pytest.raises(RuntimeError):
+        carrier[0] = 5.0
+    assert frozen.version == 0 and carrier.version == 1
 
 
 # -- coherence of the host view with MLX -------------------------------------------------
@@ -523,6 +656,27 @@ def test_new_like_from_ndarray_copies_into_fresh_storage() -> None:
 
 
 # -- release --------------------------------------------------------------------------------
+
+
+@mlx_only
+@pytest.mark.parametrize(
+    "values",
+    [
+        np.arange(6, dtype=np.float32)[::2],  # stepped
+        np.arange(3, dtype=np.float32)[::-1],  # reversed
+        np.arange(3, dtype=np.float32)[::-1][:1],  # one element, negative stride
+        np.arange(12, dtype=np.float32).reshape(3, 4)[:, 1],  # a column
+    ],
+    ids=["stepped", "reversed", "one-negative", "column"],
+)
+def test_new_like_from_a_strided_ndarray_gets_contiguous_host_viewable_storage(
+    values: np.ndarray[Any, Any],
+) -> None:
+    carrier = Metal(0).new_like(values)
+    assert list(carrier) == values.tolist() == mlx_values(carrier)
+    assert carrier._host  # the MLX array is C-contiguous: the host view exists
+    carrier[0] = -1.0
+    assert mlx_values(carrier)[0] == -1.0 and values[0] != -1.0
 
 
 @mlx_only

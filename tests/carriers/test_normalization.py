@@ -43,6 +43,9 @@ ACCEPTED = [
     (I32, -(2**31), -(2**31)),
     (I32, 2**31 - 1, 2**31 - 1),
     (I32, np.int64(12), 12),
+    (I32, np.int64(2**31 - 1), 2**31 - 1),  # NumPy scalars skip the int shortcut
+    (I32, np.int64(-(2**31)), -(2**31)),
+    (I32, np.uint32(2**31 - 1), 2**31 - 1),
     (I32, np.uint32(9), 9),
     (I32, IndexOnly(), 5),
     (BOOL, True, True),
@@ -74,6 +77,9 @@ REFUSED = [
     (I32, 2**31, OverflowError),
     (I32, -(2**31) - 1, OverflowError),
     (I32, np.int64(2**40), OverflowError),
+    (I32, np.int64(2**31), OverflowError),
+    (I32, np.int64(-(2**31) - 1), OverflowError),
+    (I32, np.uint32(2**31), OverflowError),
     (BOOL, 1, TypeError),
     (BOOL, 0, TypeError),
     (BOOL, 1.0, TypeError),
@@ -153,6 +159,8 @@ ARRAYS_ACCEPTED = [
     (I32, np.array([1, -2], np.int64), [1, -2]),
     (I32, np.array([2**31 - 1], np.uint32), [2**31 - 1]),
     (I32, np.array([3], np.int8), [3]),
+    (I32, np.array([2**31 - 1, -(2**31)], np.int64), [2**31 - 1, -(2**31)]),
+    (I32, np.array([2**31 - 1], np.uint64), [2**31 - 1]),
     (BOOL, np.array([True, False]), [True, False]),
 ]
 
@@ -165,6 +173,8 @@ ARRAYS_REFUSED = [
     (I32, np.array([True]), TypeError),
     (I32, np.array([2**31], np.int64), OverflowError),
     (I32, np.array([2**32 - 1], np.uint32), OverflowError),
+    (I32, np.array([0, -(2**31) - 1], np.int64), OverflowError),
+    (I32, np.array([2**31], np.uint32), OverflowError),
     (BOOL, np.array([1, 0]), TypeError),
     (F32, np.zeros((2, 2), np.float32), TypeError),
 ]
@@ -245,3 +255,107 @@ def test_float32_overflow_boundary(value: float) -> None:
     else:
         with pytest.raises(OverflowError):
             normalize_scalar(F32, value)
+
+
+# -- Int32's edges off the ``carrier[0] = int`` shortcut (issue 18) ---------------------
+
+INT32_EDGES = [2**31 - 1, -(2**31)]
+
+
+@pytest.mark.parametrize("edge", INT32_EDGES)
+def test_int32_edges_pass_new_like_with_a_list(kind: Kind, edge: int) -> None:
+    if not _holds(kind, I32):
+        return
+    fresh = kind.make([], I32, True).new_like([edge, 0, edge])
+    assert list(fresh) == [edge, 0, edge]
+    assert kind.raw_values(fresh) == [edge, 0, edge]
+    with pytest.raises(OverflowError, match="Int32"):
+        kind.make([], I32, True).new_like([edge, edge + (1 if edge > 0 else -1)])
+
+
+@pytest.mark.parametrize("edge", INT32_EDGES)
+@pytest.mark.parametrize("scalar", [np.int64, np.int32, int, IndexOnly], ids=lambda t: t.__name__)
+def test_int32_edges_pass_the_scalar_write_path_as_numpy_scalars(
+    kind: Kind, edge: int, scalar: type
+) -> None:
+    if not _holds(kind, I32):
+        return
+    value = _EdgeIndex(edge) if scalar is IndexOnly else scalar(edge)
+    carrier = kind.make([0, 0], I32, True)
+    carrier[0] = value
+    carrier.set_value(1, value)
+    assert carrier[0] == edge and type(carrier[0]) is int
+    assert carrier.get_value(1) == edge
+    assert kind.raw_values(carrier) == [edge, edge]
+    assert carrier.version == 2
+
+
+@pytest.mark.parametrize("edge", INT32_EDGES)
+def test_int32_edges_pass_the_generic_constructor(edge: int) -> None:
+    from stridewave import Generic
+
+    carrier = Generic([edge, np.int64(edge), _EdgeIndex(edge)], dtype=I32)
+    assert list(carrier) == [edge, edge, edge]
+    assert [type(v) for v in carrier] == [int, int, int]
+    beyond = edge + (1 if edge > 0 else -1)
+    for value in (beyond, np.int64(beyond), _EdgeIndex(beyond)):
+        with pytest.raises(OverflowError, match="Int32"):
+            Generic([value], dtype=I32)
+
+
+@pytest.mark.parametrize("edge", INT32_EDGES)
+def test_int32_edges_pass_normalize_scalar(edge: int) -> None:
+    for value in (edge, np.int64(edge), _EdgeIndex(edge)):
+        assert normalize_scalar(I32, value) == edge
+        assert type(normalize_scalar(I32, value)) is int
+
+
+class _EdgeIndex:
+    """An ``__index__`` object of a chosen value (neither int nor a NumPy scalar)."""
+
+    def __init__(self, value: int) -> None:
+        self.value = value
+
+    def __index__(self) -> int:
+        return self.value
+
+
+# -- empty typed arrays (issue 18: the size guard before min()/max()) ------------------
+
+
+@pytest.mark.parametrize(
+    "np_dtype", [np.int64, np.uint32, np.uint64, np.int32, np.int8], ids=lambda t: t.__name__
+)
+def test_empty_integer_arrays_make_empty_int32_storage(kind: Kind, np_dtype: type) -> None:
+    if not _holds(kind, I32):
+        return
+    fresh = kind.make([], I32, True).new_like(np.array([], np_dtype))
+    assert fresh.size() == 0
+    assert list(fresh) == []
+    assert fresh.dtype() is I32
+
+
+# -- the refused array's message (issue 18) ---------------------------------------------
+
+REFUSED_ARRAY_WORDS = [
+    # (dtype, array, words the message must hold: what was expected, what was given)
+    (F32, np.array([True]), ("accepts arrays of real numbers", "dtype bool", "astype")),
+    (F32, np.array(["x"]), ("accepts arrays of real numbers", "dtype <U1", "astype")),
+    (I32, np.array([1.0]), ("accepts arrays of integers", "dtype float64", "astype")),
+    (I32, np.array([True]), ("accepts arrays of integers", "dtype bool", "astype")),
+    (BOOL, np.array([1, 0], np.int64), ("accepts arrays of booleans", "dtype int64", "astype")),
+]
+
+
+@pytest.mark.parametrize(("dtype", "array", "words"), REFUSED_ARRAY_WORDS)
+def test_a_refused_array_says_what_is_accepted_and_how_to_convert(
+    kind: Kind, dtype: DType, array: np.ndarray, words: tuple[str, ...]
+) -> None:
+    if not _holds(kind, dtype):
+        return
+    with pytest.raises(TypeError) as info:
+        kind.make([], dtype, True).new_like(array)
+    message = str(info.value)
+    assert dtype.name in message
+    for word in words:
+        assert word in message, (word, message)

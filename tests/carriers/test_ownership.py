@@ -6,6 +6,8 @@ access scope to write, move and release them, step versions through the guard.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 
@@ -14,6 +16,10 @@ from stridewave import Carrier, DType
 from .conftest import Kind
 
 F32 = DType.Float32
+
+#: The released message's own words; ``match="released"`` alone would also be
+#: satisfied by the carrier's repr (``CPU(..., released)``) inside any other message.
+RELEASED = "storage was released"
 
 
 class Owner:
@@ -144,8 +150,9 @@ def test_released_carrier_messages_win_over_ownership(kind: Kind) -> None:
     _claim(owner, tier)
     with tier._access(owner):
         tier.release()
-    with pytest.raises(RuntimeError, match="released"):
+    with pytest.raises(RuntimeError, match=RELEASED) as info:
         tier[0] = 1.0
+    assert "belongs to" not in str(info.value)
 
 
 def test_claim_refuses_a_wrong_dtype_and_claims_nothing(kind: Kind) -> None:
@@ -174,3 +181,72 @@ def test_a_tier_whose_owner_is_gone_says_what_still_works() -> None:
         secondary.release()
     assert list(primary) == [0.0, 0.0, 0.0]  # reads and copies still work
     assert list(primary.new_like(np.asarray(primary))) == [0.0, 0.0, 0.0]
+
+
+# -- messages by their own words (issue 18) ----------------------------------------------
+
+
+class NamedOwner:
+    """An owner whose repr the messages must show."""
+
+    def __repr__(self) -> str:
+        return "NamedOwner('tiers-7')"
+
+
+def _released_actions(carrier: Carrier) -> list[tuple[str, Callable[[], object]]]:
+    return [
+        ("get_value", lambda: carrier.get_value(0)),
+        ("carrier[0]", lambda: carrier[0]),
+        ("set_value", lambda: carrier.set_value(0, 1.0)),
+        ("carrier[0] = v", lambda: carrier.__setitem__(0, 1.0)),
+        ("iter", lambda: iter(carrier)),
+        ("numpy.asarray", lambda: np.asarray(carrier)),
+        ("version step", lambda: carrier._advance_version("version step")),
+    ]
+
+
+@pytest.mark.parametrize("mutable", [True, False])
+def test_a_released_carrier_says_its_storage_was_released(kind: Kind, mutable: bool) -> None:
+    carrier = kind.make([1.0, 2.0], F32, mutable)
+    carrier.release()
+    for name, action in _released_actions(carrier):
+        with pytest.raises(RuntimeError) as info:
+            action()
+        message = str(info.value)
+        assert RELEASED in message, (name, message)
+        assert "new_like" in message, (name, message)  # how to go on
+        assert "mutable=False" not in message, (name, message)  # released wins
+    with pytest.raises(RuntimeError, match=RELEASED), carrier._mutation("scatter"):
+        pass
+    assert carrier.version == 0
+
+
+def test_the_belongs_to_message_shows_the_live_owner(kind: Kind) -> None:
+    tier = kind.make([1.0], F32, True)
+    owner = NamedOwner()
+    _claim(owner, tier)
+    for action in (
+        lambda: tier.__setitem__(0, 5.0),
+        lambda: tier.set_value(0, 5.0),
+        lambda: tier._advance_version("version step"),
+        tier.release,
+    ):
+        with pytest.raises(RuntimeError, match="belongs to") as info:
+            action()
+        message = str(info.value)
+        assert "NamedOwner('tiers-7')" in message, message
+        assert "no longer" not in message, message
+        assert RELEASED not in message, message
+    assert owner is not None  # alive until here
+
+
+def test_a_real_owner_is_named_by_its_repr() -> None:
+    from stridewave import CPU, Evictable
+
+    primary = CPU(2)
+    owner = Evictable(primary, CPU(0))
+    with pytest.raises(RuntimeError, match="belongs to Evictable") as info:
+        primary[0] = 1.0
+    message = str(info.value)
+    assert repr(owner)[:40] in message, (repr(owner), message)
+    assert "no longer" not in message, message

@@ -106,3 +106,15 @@ def test_accepted_must_be_a_tuple_so_an_endless_iterable_cannot_hang() -> None:
     with pytest.raises(TypeError, match="accepted must be a tuple"):
         validate_storage_dtype(DType.Float32, carrier="X", accepted=[DType.Float32])  # type: ignore[arg-type]
     assert accepts_storage_dtype(DType.Float32, (DType.Int32, DType.Float32))
+
+
+def test_the_accepted_check_comes_first_and_names_the_list() -> None:
+    # A list instead of a tuple is the caller's mistake to name, whatever dtype is.
+    for dtype in ("junk", None, DType.Float32, DType.Float64):
+        with pytest.raises(TypeError, match="accepted must be a tuple") as info:
+            validate_storage_dtype(dtype, carrier="X", accepted=[DType.Float32])  # type: ignore[arg-type]
+        assert "got list" in str(info.value)
+        assert "tuple(" in str(info.value)
+    with pytest.raises(TypeError, match="accepted must be a tuple") as info:
+        accepts_storage_dtype("junk", {DType.Float32})  # type: ignore[arg-type]
+    assert "got set" in str(info.value)

@@ -1,0 +1,451 @@
+"""OCP Microscaling (MX) quantization: element and scale planes from real numbers, and back.
+
+The OCP Microscaling Formats (MX) Specification v1.0 stores a block of ``k`` values as
+one shared scale ``X`` (an E8M0 power of two) and ``k`` narrow floating-point elements
+``P_i``; the value of element ``i`` is ``P_i * X``. This module implements the
+specification's conversion (its Algorithm 1, section 6.3) for the five MX floating-point
+element types and returns the two planes as NumPy arrays of the ``ml_dtypes`` types
+that :func:`stridewave.to_numpy_dtype` maps the planes of a
+:class:`~stridewave.ScaledDType` to.
+
+==========  ========  ============  =====================  =========================
+format      element   ``emax``      largest element        element NaN / Inf
+==========  ========  ============  =====================  =========================
+MXFP8       E4M3      8             448                    NaN only
+MXFP8       E5M2      15            57344                  NaN and Inf
+MXFP6       E3M2      4             28                     neither
+MXFP6       E2M3      2             7.5                    neither
+MXFP4       E2M1      2             6                      neither
+==========  ========  ============  =====================  =========================
+
+The rules, per block of ``block`` consecutive values along ``axis``:
+
+1. ``shared_exp = floor(log2(max_i |V_i|)) - emax``, where ``emax`` is the exponent
+   of the element type's largest normal number. An all-zero block takes the
+   smallest scale. ``shared_exp`` is clamped below at -127, the smallest E8M0
+   exponent (values then round toward zero, as the spec's clamp implies).
+2. ``X = 2**shared_exp`` is stored in E8M0 (bias 127, no sign, no zero; code 255 is
+   NaN).
+3. ``P_i = V_i / X`` rounded to the element type, to nearest with ties to even;
+   a magnitude beyond the element type's largest normal saturates to it (the
+   spec's "clamping normal numbers"), for every element type, including E5M2
+   whose Inf is never produced by conversion.
+4. A block holding a NaN or an infinity, or whose ``shared_exp`` would exceed
+   127 (only possible for float64 input beyond the float32 range), gets the NaN
+   scale: every value of that block reads back as NaN (spec: "if X is NaN, all
+   values in the block are NaN"). Its elements are NaN where the element type has
+   a NaN (E4M3, E5M2), else zero.
+
+This follows the reference implementation published with the specification's
+authors (``microsoft/microxcaling``, ``mx/mx_ops.py`` with ``round="even"``), against
+which ``tests/mx/test_reference.py`` checks it bit for bit.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, NamedTuple
+
+import ml_dtypes
+import numpy as np
+import numpy.typing as npt
+from numpy.lib.array_utils import normalize_axis_index
+
+from stridewave.dtypes import DType, ScaledDType, SimpleDType
+from stridewave.interop import to_numpy_dtype
+
+__all__ = ["ELEMENT_NAMES", "Quantized", "dequantize", "quantize", "scaled_dtype"]
+
+#: The registered names of the MX floating-point element types, widest first.
+ELEMENT_NAMES: Final[tuple[str, ...]] = ("E4M3", "E5M2", "E3M2", "E2M3", "E2M1")
+
+#: OCP format family of each element type.
+_FAMILY: Final[dict[str, str]] = {
+    "E4M3": "MXFP8",
+    "E5M2": "MXFP8",
+    "E3M2": "MXFP6",
+    "E2M3": "MXFP6",
+    "E2M1": "MXFP4",
+}
+
+#: Smallest and largest E8M0 exponents; code 255 is NaN.
+_SCALE_EMIN: Final = -127
+_SCALE_EMAX: Final = 127
+_SCALE_NAN: Final = 255
+
+#: Input dtypes whose every value float32 holds exactly (ml_dtypes floats added below).
+_FLOAT32_EXACT: Final = {np.dtype(np.float16), np.dtype(np.float32)}
+
+
+_ML_FLOATS: Final = {
+    np.dtype(getattr(ml_dtypes, name)).type
+    for name in (
+        "bfloat16",
+        "float8_e4m3fn",
+        "float8_e5m2",
+        "float8_e4m3",
+        "float8_e3m4",
+        "float8_e4m3fnuz",
+        "float8_e5m2fnuz",
+        "float8_e4m3b11fnuz",
+        "float6_e3m2fn",
+        "float6_e2m3fn",
+        "float4_e2m1fn",
+    )
+    if hasattr(ml_dtypes, name)
+}
+
+
+class Quantized(NamedTuple):
+    """The two planes of an MX-quantized array, as returned by :func:`quantize`.
+
+    Attributes
+    ----------
+    elements : numpy.ndarray
+        The element plane, of the element type's ``ml_dtypes`` dtype (e.g.
+        ``float8_e4m3fn``), with the shape of the quantized values.
+    scales : numpy.ndarray of ml_dtypes.float8_e8m0fnu
+        The scale plane: the values' shape with the length ``n`` of the blocked axis
+        replaced by ``ceil(n / block)`` (``1`` for a ``Whole`` block when ``n > 0``).
+    """
+
+    elements: npt.NDArray[Any]
+    scales: npt.NDArray[Any]
+
+
+class _Format(NamedTuple):
+    element: npt.DTypeLike
+    emax: int
+    largest: float
+    has_nan: bool
+    block: int | None  # None: Whole
+
+
+def _finfo(np_dtype: Any) -> Any:
+    """``ml_dtypes.finfo`` (untyped upstream)."""
+    return ml_dtypes.finfo(np_dtype)  # type: ignore[no-untyped-call]
+
+
+def _format_of(dtype: object, *, where: str) -> _Format:
+    if not isinstance(dtype, ScaledDType):
+        raise TypeError(
+            f"{where} needs a ScaledDType (e.g. stridewave.mx.scaled_dtype('E4M3')), "
+            f"got {type(dtype).__name__} {dtype!r}."
+        )
+    element, scale = dtype.planes
+    if scale is not DType.E8M0 or element.name not in ELEMENT_NAMES:
+        raise ValueError(
+            f"{where}: {dtype!r} is not an OCP MX floating-point format: its planes are "
+            f"{element!r} and {scale!r}, but MX needs an element type among "
+            f"{', '.join(ELEMENT_NAMES)} and the scale DType.E8M0; build one with "
+            "stridewave.mx.scaled_dtype(element, block=32)."
+        )
+    np_element = to_numpy_dtype(element)
+    info = _finfo(np_element)
+    has_nan = bool(np.isnan(np.array(np.nan, dtype=np.float32).astype(np_element)))
+    block = dtype.block if isinstance(dtype.block, int) else None
+    return _Format(np_element, int(info.maxexp) - 1, float(info.max), has_nan, block)
+
+
+def _work_array(values: npt.ArrayLike) -> npt.NDArray[np.floating[Any]]:
+    """Return ``values`` as float32 when that is exact for its dtype, else float64."""
+    array = np.asarray(values)
+    dtype = array.dtype
+    if dtype in _FLOAT32_EXACT:
+        return array.astype(np.float32, copy=False)
+    if dtype.kind == "V" and dtype.type in _ML_FLOATS:
+        return array.astype(np.float32)
+    if dtype == np.float64 or dtype.kind in "iu":
+        return array.astype(np.float64, copy=False)
+    if dtype.kind == "f":
+        raise TypeError(
+            f"MX quantization computes in float32 or float64; got {dtype} values. "
+            "Convert them with values.astype(numpy.float64) first."
+        )
+    raise TypeError(
+        f"MX quantization needs real numbers (integer or floating dtype); got {dtype} "
+        "values. Bool, complex, datetime and object arrays are refused: convert them "
+        "explicitly first."
+    )
+
+
+def _blocks(lanes: npt.NDArray[Any], block: int, fill: Any = 0) -> tuple[npt.NDArray[Any], bool]:
+    """View ``lanes`` (``(..., n)``) as ``(..., nb, block)``, padding a copy when needed.
+
+    Returns the blocked array and whether it is a fresh array (safe to overwrite).
+    """
+    lead, n = lanes.shape[:-1], lanes.shape[-1]
+    nb = -(-n // block)
+    if n == nb * block and lanes.flags.c_contiguous:
+        return lanes.reshape(*lead, nb, block), False
+    padded = np.full((*lead, nb * block), fill, dtype=lanes.dtype)
+    padded[..., :n] = lanes
+    return padded.reshape(*lead, nb, block), True
+
+
+def _to_float32_round_to_odd(wide: npt.NDArray[np.float64]) -> npt.NDArray[np.float32]:
+    """Round float64 to float32 toward zero, setting the last bit when inexact (round to odd).
+
+    ml_dtypes converts float64 to the narrow types through float32; rounding twice to
+    nearest can differ from rounding once (a value just above a tie of the narrow type
+    lands on the tie in float32, then rounds to even). Round-to-odd into a format with
+    at least two more significand bits than the target makes the second rounding give
+    the correctly rounded result (Boldo and Melquiond, 2008); float32 has 24 bits
+    against at most 4 for the MX elements.
+    """
+    narrow = wide.astype(np.float32)
+    back = narrow.astype(np.float64)
+    away = np.abs(back) > np.abs(wide)  # rounded away from zero: step back toward it
+    narrow[away] = np.nextafter(narrow[away], np.float32(0))
+    bits = narrow.view(np.uint32)
+    bits |= (back != wide).astype(np.uint32)  # NaN compares unequal: stays NaN
+    return narrow
+
+
+def quantize(values: npt.ArrayLike, scaled_dtype: ScaledDType, axis: int = -1) -> Quantized:
+    """Quantize real numbers to an OCP MX format: the element and scale planes.
+
+    Implements the OCP Microscaling Formats v1.0 conversion (Algorithm 1, section
+    6.3): per block of ``scaled_dtype.block`` consecutive values along ``axis``, the
+    shared scale is ``2**(floor(log2(max |V|)) - emax)`` (``emax``: the exponent of
+    the element type's largest normal number), clamped below at ``2**-127``; each
+    element is ``V / scale`` rounded to nearest, ties to even, saturating at the
+    element type's largest magnitude. A block holding NaN or an infinity gets the
+    NaN scale (E8M0 code 255): all its values read back as NaN. See the module
+    documentation for every rule.
+
+    Parameters
+    ----------
+    values : array_like of real numbers, shape (..., n, ...)
+        Integer or floating values, at least one dimension. float16, float32 and the
+        ``ml_dtypes`` floats are computed in float32 (exactly); float64 and integers
+        in float64 (an int64 beyond ``2**53`` is first rounded to float64).
+    scaled_dtype : ScaledDType
+        The MX format: element plane one of ``E4M3``, ``E5M2``, ``E3M2``, ``E2M3``,
+        ``E2M1``; scale plane ``E8M0``; ``block`` a positive int (elements per scale;
+        the OCP formats use 32) or ``Whole`` (one scale for the whole axis).
+        :func:`scaled_dtype` builds them.
+    axis : int, optional
+        The axis along which blocks run (default: the last). A trailing partial
+        block is scaled by its own values.
+
+    Returns
+    -------
+    Quantized
+        ``(elements, scales)``: ``elements`` has the shape of ``values`` and the
+        ``ml_dtypes`` dtype of the element plane (``to_numpy_dtype(element)``);
+        ``scales`` has dtype ``ml_dtypes.float8_e8m0fnu`` and the shape of ``values``
+        with ``axis`` shortened to ``ceil(n / block)``. Both are C-contiguous new
+        arrays: the planes of a ``Tensor.compound`` of ``scaled_dtype`` once in
+        carriers of the plane dtypes.
+
+    Raises
+    ------
+    TypeError
+        If ``scaled_dtype`` is not a ``ScaledDType``, or ``values`` are not real
+        numbers (bool, complex, datetime, object, or a float wider than float64).
+    ValueError
+        If ``scaled_dtype`` is not an MX floating-point format (other element or
+        scale plane), or ``values`` has no dimension.
+    numpy.exceptions.AxisError
+        If ``axis`` is out of range (a ``ValueError`` and ``IndexError``).
+
+    See Also
+    --------
+    dequantize : the inverse, to float32.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from stridewave import mx
+    >>> fmt = mx.scaled_dtype("E2M1", block=4)
+    >>> q = mx.quantize(np.array([0.25, 1.0, 3.0, 12.0], dtype=np.float32), fmt)
+    >>> q.scales.astype(np.float32), q.elements.astype(np.float32)
+    (array([2.], dtype=float32), array([0. , 0.5, 1.5, 6. ], dtype=float32))
+    >>> mx.dequantize(q.elements, q.scales, fmt)
+    array([ 0.,  1.,  3., 12.], dtype=float32)
+    """
+    fmt = _format_of(scaled_dtype, where="quantize")
+    work = _work_array(values)
+    if work.ndim == 0:
+        raise ValueError(
+            "quantize needs an array of at least one dimension (blocks run along an "
+            f"axis); got a scalar {work!r}. Pass numpy.atleast_1d(values)."
+        )
+    ax = normalize_axis_index(axis, work.ndim)
+    lanes = np.moveaxis(work, ax, -1)
+    n = lanes.shape[-1]
+    block = fmt.block if fmt.block is not None else max(n, 1)
+    blocks, _ = _blocks(lanes, block)
+
+    with np.errstate(invalid="ignore"):
+        amax = np.abs(blocks).max(axis=-1) if n else np.zeros(blocks.shape[:-1], work.dtype)
+    _, exponent = np.frexp(amax)  # amax = m * 2**exponent, 0.5 <= m < 1: floor(log2) = exp - 1
+    shared = exponent.astype(np.int32) - (1 + fmt.emax)
+    shared[amax == 0] = _SCALE_EMIN
+    np.maximum(shared, _SCALE_EMIN, out=shared)
+    bad = ~np.isfinite(amax) | (shared > _SCALE_EMAX)
+    biased = np.where(bad, _SCALE_NAN, shared + 127).astype(np.uint8)
+    scales = biased.view(ml_dtypes.float8_e8m0fnu)
+
+    # 2**-shared is exact in the working dtype for every shared in [-127, 127]
+    inverse = np.ldexp(np.ones((), work.dtype), -np.where(bad, 0, shared))
+    inverse[bad] = np.nan
+    with np.errstate(invalid="ignore", over="ignore", under="ignore"):
+        scaled = blocks * inverse[..., None]
+        np.clip(scaled, -fmt.largest, fmt.largest, out=scaled)
+        if scaled.dtype == np.float64:
+            scaled = _to_float32_round_to_odd(scaled)
+        elements = scaled.astype(fmt.element)
+    if not fmt.has_nan and bad.any():
+        elements[bad] = 0
+    elements = elements.reshape(*blocks.shape[:-2], -1)[..., :n]
+    return Quantized(
+        np.ascontiguousarray(np.moveaxis(elements, -1, ax)),
+        np.ascontiguousarray(np.moveaxis(scales, -1, ax)),
+    )
+
+
+def dequantize(
+    elements: npt.NDArray[Any],
+    scales: npt.NDArray[Any],
+    scaled_dtype: ScaledDType,
+    axis: int = -1,
+) -> npt.NDArray[np.float32]:
+    """Return the float32 values ``element * scale`` of MX planes.
+
+    Parameters
+    ----------
+    elements : numpy.ndarray, shape (..., n, ...)
+        The element plane, of dtype ``to_numpy_dtype(scaled_dtype.element)``.
+    scales : numpy.ndarray of ml_dtypes.float8_e8m0fnu
+        The scale plane: the shape of ``elements`` with ``axis`` of length
+        ``ceil(n / block)`` (``1`` for a ``Whole`` block when ``n > 0``).
+    scaled_dtype : ScaledDType
+        The MX format the planes were quantized to.
+    axis : int, optional
+        The axis along which blocks run (default: the last).
+
+    Returns
+    -------
+    numpy.ndarray of float32, shape of ``elements``
+        Each element times its block's scale, rounded once to float32: exact unless
+        the product leaves float32's range (it overflows to inf, or rounds into
+        float32's subnormals). A block whose scale is NaN is all NaN.
+
+    Raises
+    ------
+    TypeError
+        If ``scaled_dtype`` is not a ``ScaledDType``, or a plane is not a NumPy array
+        of its plane's dtype.
+    ValueError
+        If ``scaled_dtype`` is not an MX floating-point format, ``elements`` has no
+        dimension, or the shapes of the planes do not match.
+    numpy.exceptions.AxisError
+        If ``axis`` is out of range.
+
+    See Also
+    --------
+    quantize : the planes from real numbers.
+    """
+    fmt = _format_of(scaled_dtype, where="dequantize")
+    scale_np = np.dtype(ml_dtypes.float8_e8m0fnu)
+    planes: tuple[tuple[str, object, npt.DTypeLike], ...] = (
+        ("elements", elements, fmt.element),
+        ("scales", scales, scale_np),
+    )
+    for name, plane, want in planes:
+        if not isinstance(plane, np.ndarray) or plane.dtype != want:
+            got = plane.dtype if isinstance(plane, np.ndarray) else type(plane).__name__
+            raise TypeError(
+                f"dequantize: {name} must be a NumPy array of {np.dtype(want)} for "
+                f"{scaled_dtype!r}; got {got}. Pass the planes quantize returned."
+            )
+    if elements.ndim == 0:
+        raise ValueError("dequantize needs element and scale planes of at least one dimension.")
+    ax = normalize_axis_index(axis, elements.ndim)
+    n = elements.shape[ax]
+    block = fmt.block if fmt.block is not None else max(n, 1)
+    expected = list(elements.shape)
+    expected[ax] = -(-n // block)
+    if scales.shape != tuple(expected):
+        raise ValueError(
+            f"dequantize: scales of shape {scales.shape} do not match elements of shape "
+            f"{elements.shape} with blocks of {block} along axis {ax}; expected scales "
+            f"of shape {tuple(expected)}."
+        )
+    lanes = np.moveaxis(elements, ax, -1)
+    blocks, _ = _blocks(lanes.astype(np.float32), block)
+    factors = np.moveaxis(scales, ax, -1).astype(np.float32)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        np.multiply(blocks, factors[..., None], out=blocks)
+    out = blocks.reshape(*blocks.shape[:-2], -1)[..., :n]
+    result: npt.NDArray[np.float32] = np.ascontiguousarray(np.moveaxis(out, -1, ax))
+    return result
+
+
+def scaled_dtype(element: SimpleDType | str, *, block: int = 32) -> ScaledDType:
+    """Return the registered :class:`~stridewave.ScaledDType` of one OCP MX format.
+
+    Registers it on first use, under the name ``"MXFP8_E4M3"`` (``"MXFP8_E4M3_B16"``
+    for a block other than 32; element families per the OCP spec: MXFP8, MXFP6,
+    MXFP4), and returns the same identity afterwards.
+
+    Parameters
+    ----------
+    element : SimpleDType or str
+        The element type, or its registered name: ``E4M3``, ``E5M2``, ``E3M2``,
+        ``E2M3`` or ``E2M1``.
+    block : int, optional
+        Elements per E8M0 scale (the OCP formats use 32).
+
+    Returns
+    -------
+    ScaledDType
+        With planes ``(element, DType.E8M0)`` and the given block.
+
+    Raises
+    ------
+    TypeError
+        If ``block`` is not an int (bool refused), or ``element`` neither a
+        ``SimpleDType`` nor a str.
+    ValueError
+        If ``element`` is not an MX floating-point element type, ``block`` is not
+        positive, or the name is already registered to a different dtype.
+    """
+    if isinstance(element, str):
+        name = element
+    elif isinstance(element, SimpleDType):
+        name = element.name
+    else:
+        raise TypeError(
+            f"scaled_dtype: element must be a SimpleDType or its name; got {element!r}."
+        )
+    if name not in ELEMENT_NAMES:
+        raise ValueError(
+            f"scaled_dtype: {name!r} is not an MX floating-point element type; use one of "
+            f"{', '.join(ELEMENT_NAMES)}."
+        )
+    if type(block) is not int:
+        raise TypeError(f"scaled_dtype: block must be an int; got {block!r}.")
+    if block <= 0:
+        raise ValueError(f"scaled_dtype: block must be positive; got {block}.")
+    element_dtype = SimpleDType.from_name(name)
+    label = f"{_FAMILY[name]}_{name}" + ("" if block == 32 else f"_B{block}")
+    for _ in range(2):  # a racing thread may register it between lookup and creation
+        try:
+            found = ScaledDType.from_name(label)
+        except LookupError:
+            pass
+        else:
+            if found.planes != (element_dtype, DType.E8M0) or found.block != block:
+                raise ValueError(
+                    f"scaled_dtype: the name {label!r} is registered to {found!r}, not to "
+                    f"{name} elements with an E8M0 scale per {block}; unregistered names "
+                    "cannot be reused, so register your own dtype under another name."
+                )
+            return found
+        try:
+            return ScaledDType(label, element=element_dtype, scale=DType.E8M0, block=block)
+        except ValueError:
+            continue
+    return ScaledDType.from_name(label)
