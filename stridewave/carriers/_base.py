@@ -326,10 +326,7 @@ class Carrier(_Lifecycle, abc.ABC):
 
     def _raw_load(self, values: npt.NDArray[Any]) -> None:
         """Replace the whole storage with a copy of ``values`` (see the module notes)."""
-        raise NotImplementedError(
-            f"{type(self).__name__} cannot replace its storage in one move, so it cannot "
-            f"serve as an Evictable secondary; use CPU, Generic or FileBacked there."
-        )
+        raise NotImplementedError(_messages.no_load(self))
 
     def _load(self, values: npt.NDArray[Any], *, action: str) -> None:
         """Replace the storage with ``values`` (a move like ``resize``: no version step).
@@ -865,10 +862,7 @@ class Carrier(_Lifecycle, abc.ABC):
             If the carrier is released.
         """
         if memo is not None and not isinstance(memo, dict):
-            raise TypeError(
-                f"__deepcopy__ expects the memo dict that copy.deepcopy passes, or None; got "
-                f"{type(memo).__name__}. Call copy.deepcopy(carrier) instead."
-            )
+            raise TypeError(_messages.bad_memo(memo))
         result = self.__copy__()
         if memo is not None:
             memo[id(self)] = result

@@ -15,7 +15,7 @@ from stridewave.carriers._array_backed import _ArrayCarrier
 from stridewave.carriers._base import check_flag, check_size
 from stridewave.carriers._normalize import materialize, storage_numpy_dtype
 from stridewave.carriers._storage import validate_storage_dtype
-from stridewave.carriers._storage_dtypes import row_for_numpy
+from stridewave.carriers._storage_dtypes import ROWS, row_for_numpy
 from stridewave.dtypes import DType
 
 __all__ = ["CPU"]
@@ -149,24 +149,20 @@ class CPU(_ArrayCarrier):
             read-only while ``mutable=True``.
         """
         if not isinstance(array, np.ndarray):
-            raise TypeError(
-                f"CPU.from_numpy expects a numpy.ndarray; got {type(array).__name__}. "
-                f"Convert with numpy.ascontiguousarray(values, dtype=numpy.float32)."
-            )
+            raise TypeError(_messages.from_numpy_not_an_array(array))
         flag = check_flag("mutable", mutable, where="CPU.from_numpy")
         row = row_for_numpy(array.dtype)
         if row is None or array.ndim != 1 or not array.flags.c_contiguous:
             raise ValueError(
-                f"CPU.from_numpy expects a 1-D C-contiguous array of float32, int32 or bool "
-                f"(native byte order); got shape {array.shape}, dtype {array.dtype}, "
-                f"c_contiguous={array.flags.c_contiguous}. Use "
-                f"numpy.ascontiguousarray(array.ravel(), dtype=numpy.float32) (a copy)."
+                _messages.from_numpy_layout(
+                    array.shape,
+                    array.dtype,
+                    contiguous=bool(array.flags.c_contiguous),
+                    stored=[row.numpy for row in ROWS],
+                )
             )
         if flag and not array.flags.writeable:
-            raise ValueError(
-                "CPU.from_numpy got a read-only array with mutable=True; pass mutable=False "
-                "or a writeable array."
-            )
+            raise ValueError(_messages.from_numpy_read_only())
         self = cls.__new__(cls)
         self._array = np.asarray(array).view()  # a subclass is wrapped as plain data
         self._wraps = True

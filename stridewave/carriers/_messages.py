@@ -16,6 +16,7 @@ __all__ = [
     "array_refused",
     "bad_flag",
     "bad_index_type",
+    "bad_memo",
     "bad_pointer_type",
     "bad_size_type",
     "category_storage",
@@ -25,9 +26,13 @@ __all__ = [
     "dtype_positional",
     "dtype_text",
     "duplicate_file",
+    "from_numpy_layout",
+    "from_numpy_not_an_array",
+    "from_numpy_read_only",
     "index_out_of_range",
     "missing_dtype",
     "negative_size",
+    "no_load",
     "no_storage_row",
     "non_positive_pointer",
     "not_a_dtype",
@@ -47,6 +52,7 @@ __all__ = [
     "scatter_shape_mismatch",
     "scatter_unsupported",
     "secondary_refused",
+    "stale_view",
     "tier_not_a_carrier",
     "too_many_items",
     "unsupported_dtype",
@@ -493,3 +499,60 @@ def secondary_refused(secondary: object, reason: str, *, primary: object = None)
         ),
     }[reason]
     return f"{why} Nothing was claimed."
+
+
+def from_numpy_not_an_array(value: object) -> str:
+    """Text for ``CPU.from_numpy`` given something else than an ndarray (``TypeError``)."""
+    return (
+        f"CPU.from_numpy expects a numpy.ndarray; got {_type_name(value)}. Convert with "
+        f"numpy.ascontiguousarray(values, dtype=numpy.float32)."
+    )
+
+
+def from_numpy_layout(
+    shape: tuple[int, ...], dtype: object, *, contiguous: bool, stored: Iterable[object]
+) -> str:
+    """Text for an array ``CPU.from_numpy`` cannot wrap as it is (``ValueError``)."""
+    names = ", ".join(str(d) for d in stored)
+    return (
+        f"CPU.from_numpy expects a 1-D C-contiguous array of {names} (native byte order); "
+        f"got shape {shape}, dtype {dtype}, c_contiguous={contiguous}. Use "
+        f"numpy.ascontiguousarray(array.ravel(), dtype=numpy.float32) (a copy)."
+    )
+
+
+def from_numpy_read_only() -> str:
+    """Text for a read-only array wrapped with ``mutable=True`` (``ValueError``)."""
+    return (
+        "CPU.from_numpy got a read-only array with mutable=True; pass mutable=False or a "
+        "writeable array."
+    )
+
+
+def no_load(carrier: object) -> str:
+    """Text for a one-move load asked of a kind that has none (``NotImplementedError``)."""
+    kind = type(carrier).__name__
+    return (
+        f"{kind} cannot replace its storage in one move, so it cannot serve as an Evictable "
+        f"secondary; use a kind whose capabilities.secondary is True (CPU, Generic or "
+        f"FileBacked) there."
+    )
+
+
+def bad_memo(memo: object) -> str:
+    """Text for ``__deepcopy__`` given a memo that is not a dict (``TypeError``)."""
+    return (
+        f"__deepcopy__ expects the memo dict that copy.deepcopy passes, or None; got "
+        f"{_type_name(memo)}. Call copy.deepcopy(carrier) instead."
+    )
+
+
+def stale_view(
+    layout: object, base: int, span: tuple[int, int], held: int, contiguous: bool
+) -> str:
+    """Text for a view that no longer fits its carrier's storage (``IndexError``)."""
+    return (
+        f"the view {layout!r} at offset {base} addresses elements [{span[0]}, {span[1]}] but "
+        f"the storage now holds {held} (C-contiguous: {contiguous}); the carrier shrank "
+        f"(resize) or was replaced since the Tensor was made. Build a new Tensor on it."
+    )

@@ -253,10 +253,9 @@ def strided_view(array: npt.NDArray[Any], base: int, layout: Layout) -> npt.NDAr
     low, high = base + layout.min_index, base + layout.max_index
     if low < 0 or high >= array.shape[0] or not array.flags.c_contiguous:
         raise IndexError(
-            f"the view {layout!r} at offset {base} addresses elements [{low}, {high}] but "
-            f"the storage now holds {array.shape[0]} (C-contiguous: "
-            f"{bool(array.flags.c_contiguous)}); the carrier shrank (resize) or was "
-            f"replaced since the Tensor was made. Build a new Tensor on it."
+            _messages.stale_view(
+                layout, base, (low, high), array.shape[0], bool(array.flags.c_contiguous)
+            )
         )
     view: npt.NDArray[Any] = np.ndarray(
         layout.shape,

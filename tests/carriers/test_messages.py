@@ -86,6 +86,19 @@ def _compound_source() -> Tensor:
     return Tensor.compound(dtype, [_whole(CPU(2)), _whole(CPU(1))])
 
 
+def _no_load() -> None:
+    from stridewave.carriers._base import Carrier
+
+    Carrier._raw_load(CPU(1), np.zeros(1, np.float32))
+
+
+def _stale_view() -> None:
+    carrier = FileBacked(dtype=F32).new_like([1.0] * 4)
+    view = Tensor(carrier, Layout((4,)))
+    carrier.resize(2)
+    np.asarray(view)
+
+
 def _scatter_compound() -> None:
     receiver = CPU(2)
     receiver.scatter(_compound_source(), _whole(receiver), Layout((2,)))
@@ -422,6 +435,42 @@ SITUATIONS: list[tuple[str, type[Exception], Callable[..., object], list[str]]] 
             r"CPU storage accepts DType\.Float32, DType\.Int32 or DType\.Bool; got DType\.Float64",
             r"Pick one of the accepted dtypes",
         ],
+    ),
+    (
+        "from_numpy_not_an_array",
+        TypeError,
+        lambda: CPU.from_numpy([1.0]),
+        [r"CPU\.from_numpy expects a numpy\.ndarray; got list", r"ascontiguousarray"],
+    ),
+    (
+        "from_numpy_layout",
+        ValueError,
+        lambda: CPU.from_numpy(np.zeros(2, np.float64)),
+        [r"1-D C-contiguous array of float32, int32, bool", r"dtype float64", r"\(a copy\)"],
+    ),
+    (
+        "from_numpy_read_only",
+        ValueError,
+        lambda: CPU.from_numpy(np.frombuffer(b"\0" * 4, np.float32)),
+        [r"read-only array with mutable=True", r"mutable=False"],
+    ),
+    (
+        "no_load",
+        NotImplementedError,
+        lambda: _no_load(),
+        [r"cannot replace its storage in one move", r"capabilities\.secondary is True"],
+    ),
+    (
+        "bad_memo",
+        TypeError,
+        lambda: CPU(1).__deepcopy__([]),  # type: ignore[arg-type]
+        [r"__deepcopy__ expects the memo dict", r"got list", r"copy\.deepcopy\(carrier\)"],
+    ),
+    (
+        "stale_view",
+        IndexError,
+        lambda: _stale_view(),
+        [r"addresses elements \[0, 3\] but the storage now holds 2", r"Build a new Tensor"],
     ),
     (
         "value_overflow",
