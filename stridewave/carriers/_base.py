@@ -35,7 +35,8 @@ Backend hooks (override in a subclass)
     tier), and its backend array for slots ``[start, stop)`` (Metal: an MLX slice), so
     that a scatter between carriers of one backend stays on it.
 ``_raw_load(values: ndarray) -> None``
-    Optional (a kind that lacks it cannot be an Evictable secondary): replace the
+    Optional (a kind with it declares ``capabilities.secondary = True``, which is
+    what lets it be an Evictable secondary): replace the
     whole storage with a copy of ``values`` (normalized, storage NumPy dtype, 1-D;
     the size may change). All or nothing: on failure the old storage is unchanged.
     Views exported earlier stay valid (they keep the old buffer). A move, not a
