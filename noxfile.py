@@ -1,10 +1,10 @@
-"""Developer sessions: ``nox -s tests lint typecheck docs bench``."""
+"""Developer sessions: ``nox -s tests lint typecheck contracts docstrings docs bench``."""
 
 from __future__ import annotations
 
 import nox
 
-nox.options.sessions = ["lint", "typecheck", "tests"]
+nox.options.sessions = ["lint", "typecheck", "contracts", "docstrings", "tests"]
 nox.options.default_venv_backend = "venv"
 
 
@@ -32,9 +32,23 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def typecheck(session: nox.Session) -> None:
-    """Run ``mypy --strict`` on the package."""
-    session.install("-e", ".", "mypy")
-    session.run("mypy", "stridewave")
+    """Run ``mypy --strict`` on the package and its tests."""
+    session.install("-e", ".[test]", "mypy")
+    session.run("mypy", "--strict", "stridewave", "tests")
+
+
+@nox.session
+def contracts(session: nox.Session) -> None:
+    """Check the import-linter layering contracts of ``pyproject.toml``."""
+    session.install("-e", ".", "import-linter>=2.3")
+    session.run("lint-imports")
+
+
+@nox.session
+def docstrings(session: nox.Session) -> None:
+    """Validate the numpydoc docstrings of the public surface."""
+    session.install("-e", ".", "numpydoc>=1.11")
+    session.run("python", "tools/check_docstrings.py")
 
 
 @nox.session
@@ -42,6 +56,17 @@ def docs(session: nox.Session) -> None:
     """Build the documentation with Sphinx, warnings as errors."""
     session.install("-e", ".[docs]")
     session.run("sphinx-build", "-W", "--keep-going", "-b", "html", "docs", "docs/_build/html")
+
+
+@nox.session
+def interop(session: nox.Session) -> None:
+    """Run the interop matrix with every consumer: PyTorch and JAX (CPU), xarray, pyarrow.
+
+    ``torch==2.13.0`` is the CPU build (a wheel on the project's machines); the tests of
+    a consumer that is absent skip.
+    """
+    session.install("-e", ".[test]", "torch==2.13.0", "jax", "jaxlib", "xarray", "pyarrow")
+    session.run("pytest", "tests/interop", *session.posargs, env={"STRIDEWAVE_METAL_DEVICE": "cpu"})
 
 
 @nox.session
@@ -63,3 +88,41 @@ def mindeps(session: nox.Session) -> None:
         "python", "-c", "import numpy, ml_dtypes; print(numpy.__version__, ml_dtypes.__version__)"
     )
     session.run("pytest", *session.posargs, env={"STRIDEWAVE_METAL_DEVICE": "cpu"})
+
+
+@nox.session(name="array_api")
+def array_api(session: nox.Session) -> None:
+    """Run the full array API conformance suite on the host device and on Metal.
+
+    Needs the vendored suite in ``../shared/peer-suites`` (or ``$STRIDEWAVE_PEER_SUITES``);
+    Metal runs on MLX's CPU device unless ``STRIDEWAVE_METAL_DEVICE`` says otherwise.
+    Extra arguments go to the runner, e.g. ``nox -s array_api -- --max-examples 20``.
+    """
+    import os
+    from pathlib import Path
+
+    session.install("-e", ".[test]")
+    root = Path(__file__).resolve().parent
+    peer = Path(os.environ.get("STRIDEWAVE_PEER_SUITES", root.parent / "shared" / "peer-suites"))
+    python = str(Path(session.bin) / "python")
+    for device in ("cpu", "metal"):
+        env = {
+            "PYTHON": python,
+            "STRIDEWAVE_ARRAY_API_DEVICE": device,
+            "STRIDEWAVE_METAL_DEVICE": os.environ.get("STRIDEWAVE_METAL_DEVICE", "cpu"),
+        }
+        session.run(
+            "bash",
+            str(peer / "run-array-api-tests"),
+            "--skips-file",
+            str(peer / "not-applicable-bool-int32-float32.txt"),
+            "--xfails-file",
+            str(root / "tests" / "array_api" / f"xfails-{device}.txt"),
+            "--disable-deadline",
+            "-q",
+            "-p",
+            "no:warnings",
+            *session.posargs,
+            env=env,
+            external=True,
+        )

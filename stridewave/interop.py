@@ -31,7 +31,7 @@ import ml_dtypes
 import numpy as np
 import numpy.typing as npt
 
-from stridewave.dtypes import DType
+from stridewave.dtypes import DType, _model
 
 __all__ = ["from_numpy_dtype", "to_numpy_dtype"]
 
@@ -179,3 +179,7 @@ def export_dtype(requested: object, *, exporter: object) -> np.dtype[np.generic]
             f"{requested!r} as a dtype ({exc}). Pass a NumPy dtype such as numpy.float32, "
             f"or omit dtype to keep the storage's."
         ) from None
+
+
+# Descriptors read their NumPy dtype (``DType.dtype``) through this mapping.
+_model.set_numpy_mapping(to_numpy_dtype)

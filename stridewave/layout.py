@@ -171,6 +171,13 @@ class Layout:
         raise AttributeError(f"Layout is immutable: cannot delete {name!r}.")
 
     def __reduce__(self) -> tuple[type[Layout], tuple[tuple[int, ...], tuple[int, ...]]]:
+        """Pickle as ``Layout(shape, strides)``, so unpickling validates again.
+
+        Returns
+        -------
+        tuple
+            ``(Layout, (shape, strides))``.
+        """
         return (Layout, (self._shape, self._strides))
 
     def __eq__(self, other: object) -> bool:
@@ -198,17 +205,17 @@ class Layout:
 
     @property
     def ndim(self) -> int:
-        """int: Number of axes, ``len(shape)``."""
+        """Number of axes, ``len(shape)`` (an int)."""
         return len(self._shape)
 
     @property
     def size(self) -> int:
-        """int: Number of logical elements, the product of ``shape`` (1 for ``()``)."""
+        """Number of logical elements (an int): the product of ``shape``, 1 for ``()``."""
         return self._size
 
     @property
     def min_index(self) -> int:
-        """int: Smallest offset, in elements, that ``index`` returns.
+        """Smallest offset, in elements, that ``index`` returns (an int).
 
         Computed from shape and strides without enumerating elements.  ``0`` for an
         empty layout (``size == 0``), which addresses nothing.
@@ -217,7 +224,7 @@ class Layout:
 
     @property
     def max_index(self) -> int:
-        """int: Largest offset, in elements, that ``index`` returns.
+        """Largest offset, in elements, that ``index`` returns (an int).
 
         Computed from shape and strides without enumerating elements.  ``-1`` for
         an empty layout (``size == 0``), so ``[min_index, max_index]`` is empty.

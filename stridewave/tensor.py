@@ -20,9 +20,11 @@ from stridewave.interop import export_dtype
 from stridewave.layout import Layout, _as_index
 
 if TYPE_CHECKING:
+    from types import ModuleType
     from typing import SupportsIndex
 
     import numpy.typing as npt
+    from typing_extensions import CapsuleType
 
 __all__ = ["Tensor"]
 
@@ -76,7 +78,7 @@ class Tensor(TensorView):
 
     See Also
     --------
-    Tensor.compound : a Tensor of a ``CompoundDType``, one subtensor per plane.
+    Tensor.compound : A Tensor of a ``CompoundDType``, one subtensor per plane.
 
     Examples
     --------
@@ -239,6 +241,30 @@ class Tensor(TensorView):
             return f"Tensor.compound({self._dtype!r}, {self._subtensors!r})"
         return f"Tensor({self._carrier!r}, {self._layout!r}, offset={self._offset})"
 
+    # -- the array API namespace ---------------------------------------------------
+
+    def __array_namespace__(self, /, *, api_version: str | None = None) -> ModuleType:
+        """Return :mod:`stridewave.array_api`, the array API namespace (CONTRACT section 9).
+
+        Parameters
+        ----------
+        api_version : str or None, keyword-only
+            ``None`` or a standard version up to ``"2024.12"``.
+
+        Returns
+        -------
+        module
+            :mod:`stridewave.array_api` (imported on first use).
+
+        Raises
+        ------
+        ValueError
+            If ``api_version`` names a version the namespace does not implement.
+        """
+        from stridewave.array_api._array import namespace
+
+        return namespace(api_version)
+
     # -- NumPy interop ------------------------------------------------------------
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> npt.NDArray[Any]:
@@ -287,3 +313,129 @@ class Tensor(TensorView):
                 )
             view = view.astype(requested)
         return view
+
+    # -- array-likeness and DLPack (CONTRACT section 8) ------------------------------
+
+    @property
+    def ndim(self) -> int:
+        """The number of axes, ``len(shape)``."""
+        return len(self.shape)
+
+    def __getitem__(self, key: Any) -> npt.NDArray[Any]:
+        """Index the logical values as NumPy does (``numpy.asarray(tensor)[key]``).
+
+        This is what ``dask.array.from_array(tensor)`` calls for each chunk: basic
+        indexing of a host-backed Tensor is a zero-copy **read-only** view.
+
+        Parameters
+        ----------
+        key : int, slice, tuple, array
+            Any NumPy index.
+
+        Returns
+        -------
+        numpy.ndarray or scalar
+            What NumPy returns for the same index of the read-only export.
+
+        Raises
+        ------
+        ValueError
+            If the Tensor is compound.
+        RuntimeError
+            If the carrier has been released.
+        IndexError
+            As NumPy, for an index out of range.
+        """
+        result: npt.NDArray[Any] = self.__array__()[key]
+        return result
+
+    def _export(self) -> npt.NDArray[Any]:
+        view = self.__array__()
+        if view.flags.writeable:
+            view = view.view()
+            view.flags.writeable = False
+        return view
+
+    def __dlpack__(
+        self,
+        *,
+        stream: object = None,
+        max_version: tuple[int, int] | None = None,
+        dl_device: tuple[int, int] | None = None,
+        copy: bool | None = None,
+    ) -> CapsuleType:
+        """Export the logical values through DLPack (shape ``self.shape``, strided).
+
+        As :meth:`Carrier.__dlpack__ <stridewave.Carrier.__dlpack__>`: a zero-copy
+        strided view with DLPack's read-only flag for consumers that honour it, a
+        private copy for every other consumer. A Tensor over Metal exports a host
+        snapshot.
+
+        Parameters
+        ----------
+        stream : int or None, optional
+            Consumer stream; ``None`` for host memory.
+        max_version : tuple of (int, int) or None, optional
+            Highest DLPack version the consumer understands.
+        dl_device : tuple of (int, int) or None, optional
+            Requested device; only the host ``(1, 0)`` is served.
+        copy : bool or None, optional
+            ``None``: zero-copy where possible; ``True``: a copy; ``False``: zero-copy
+            or ``BufferError``.
+
+        Returns
+        -------
+        PyCapsule
+            A DLPack capsule.
+
+        Raises
+        ------
+        ValueError
+            If the Tensor is compound (export each subtensor).
+        RuntimeError
+            If the carrier has been released.
+        BufferError
+            If ``copy=False`` or ``dl_device`` cannot be honoured.
+        """
+        from stridewave.carriers._protocols import _caller_module, export_dlpack
+
+        return export_dlpack(
+            self._export,
+            what=self,
+            stream=stream,
+            max_version=max_version,
+            dl_device=dl_device,
+            copy=copy,
+            consumer=_caller_module(1),
+        )
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        """Return ``(1, 0)`` (``kDLCPU``): a Tensor exports host memory.
+
+        Returns
+        -------
+        tuple of (int, int)
+            The DLPack device.
+
+        Raises
+        ------
+        RuntimeError
+            If the carrier has been released.
+        """
+        for sub in self._subtensors:
+            if sub._carrier is not None and sub._carrier.is_released():
+                raise RuntimeError(
+                    f"cannot export {self!r} through DLPack: its carrier is released."
+                )
+        return (1, 0)
+
+    def __dask_tokenize__(self) -> object:
+        """Return a cheap Dask token: the carriers' tokens, layouts and offsets."""
+        return tuple(
+            (
+                sub._carrier.__dask_tokenize__() if sub._carrier is not None else None,
+                repr(sub._layout),
+                sub._offset,
+            )
+            for sub in self._subtensors
+        )

@@ -38,11 +38,11 @@ def _metal_device_for_tests() -> None:
 _metal_device_for_tests()
 
 
-def pytest_addoption(parser):  # type: ignore[no-untyped-def]
+def pytest_addoption(parser) -> None:  # type: ignore[no-untyped-def]
     parser.addoption("--runslow", action="store_true", help="run the slow soak tests too")
 
 
-def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def]
+def pytest_collection_modifyitems(config, items) -> None:  # type: ignore[no-untyped-def]
     if config.getoption("--runslow"):
         return
     import pytest

@@ -6,6 +6,7 @@ import io
 import subprocess
 import sys
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -61,7 +62,7 @@ def test_demo_on_the_shipped_data_set_reports_every_step() -> None:
     assert "MXFP4 (E2M1): skipped, E2M1 has no NaN" in out  # the data has missing weeks
 
 
-def test_demo_on_a_user_npy_file(tmp_path) -> None:
+def test_demo_on_a_user_npy_file(tmp_path: Path) -> None:
     data = np.arange(12, dtype=np.int64).reshape(4, 3) * 7
     path = tmp_path / "table.npy"
     np.save(path, data)
@@ -72,7 +73,7 @@ def test_demo_on_a_user_npy_file(tmp_path) -> None:
     assert "every value survived" in proc.stdout
 
 
-def test_demo_on_a_user_csv_written_by_numpy(tmp_path) -> None:
+def test_demo_on_a_user_csv_written_by_numpy(tmp_path: Path) -> None:
     rng = np.random.default_rng(7)
     data = rng.normal(size=(50, 4))
     path = tmp_path / "table.csv"
@@ -84,7 +85,7 @@ def test_demo_on_a_user_csv_written_by_numpy(tmp_path) -> None:
     assert "MXFP4 (E2M1): 4.25 bits/value" in proc.stdout
 
 
-def test_demo_on_a_raw_file_with_dtype(tmp_path) -> None:
+def test_demo_on_a_raw_file_with_dtype(tmp_path: Path) -> None:
     path = tmp_path / "values.bin"
     np.linspace(0, 1, 64, dtype="<f4").tofile(path)
     proc = run_cli("demo", str(path), "--dtype", "<f4", "--no-metal")
@@ -92,12 +93,12 @@ def test_demo_on_a_raw_file_with_dtype(tmp_path) -> None:
     assert "64 rows x 1 column (col0)" in proc.stdout
 
 
-def _npz_with_a_text_member(path) -> None:
+def _npz_with_a_text_member(path: Path) -> None:
     with zipfile.ZipFile(path, "w") as archive:
         archive.writestr("notes.txt", "not an array")
 
 
-def _npz_with_a_broken_npy_member(path) -> None:
+def _npz_with_a_broken_npy_member(path: Path) -> None:
     with zipfile.ZipFile(path, "w") as archive:
         archive.writestr("x.npy", b"\x93NUMPY garbage")
 
@@ -109,16 +110,16 @@ def _tiny_npy_claiming_2_to_the_40() -> bytes:
     return buffer.getvalue() + b"\0" * 16
 
 
-def _npy_claiming_2_to_the_40(path) -> None:
+def _npy_claiming_2_to_the_40(path: Path) -> None:
     path.write_bytes(_tiny_npy_claiming_2_to_the_40())
 
 
-def _npz_claiming_2_to_the_40(path) -> None:
+def _npz_claiming_2_to_the_40(path: Path) -> None:
     with zipfile.ZipFile(path, "w") as archive:
         archive.writestr("big.npy", _tiny_npy_claiming_2_to_the_40())
 
 
-def _float128_npy(path) -> None:
+def _float128_npy(path: Path) -> None:
     np.save(path, np.array([np.longdouble("1e4000"), 1.0], dtype=np.longdouble))
 
 
@@ -156,7 +157,7 @@ BAD_FILES = {
     ],
 )
 def test_demo_bad_input_is_one_clear_line_and_nonzero_exit(
-    tmp_path, name, content, args, message
+    tmp_path: Path, name: str, content: bytes | None, args: tuple[str, ...], message: str
 ) -> None:
     path = tmp_path / name
     if content is not None:
@@ -177,7 +178,7 @@ def test_demo_bad_input_is_one_clear_line_and_nonzero_exit(
     assert "Warning" not in proc.stderr
 
 
-def test_escape_sequences_from_a_file_are_never_printed_raw(tmp_path) -> None:
+def test_escape_sequences_from_a_file_are_never_printed_raw(tmp_path: Path) -> None:
     path = tmp_path / "esc.csv"
     path.write_bytes(b"\x1b[31mred\x1b[0m,y\xe2\x80\xaet\n1,2\n3,4\n")
     proc = run_cli("demo", str(path), "--no-metal")
@@ -192,7 +193,7 @@ def test_escape_sequences_from_a_file_are_never_printed_raw(tmp_path) -> None:
     assert len(proc.stderr.strip().splitlines()) == 1
 
 
-def test_demo_stores_a_bool_table_as_int32_so_it_can_evict_to_a_file(tmp_path) -> None:
+def test_demo_stores_a_bool_table_as_int32_so_it_can_evict_to_a_file(tmp_path: Path) -> None:
     path = tmp_path / "flags.npy"
     np.save(path, np.array([[True, False], [False, True]]))
     proc = run_cli("demo", str(path), "--no-metal")
@@ -202,7 +203,7 @@ def test_demo_stores_a_bool_table_as_int32_so_it_can_evict_to_a_file(tmp_path) -
     assert proc.stderr == ""
 
 
-def test_demo_reports_integer_rounding_and_overflow_without_warnings(tmp_path) -> None:
+def test_demo_reports_integer_rounding_and_overflow_without_warnings(tmp_path: Path) -> None:
     ints = tmp_path / "ints.npy"
     np.save(ints, np.array([2**40 + 1, 16777217, 3]))
     proc = run_cli("demo", str(ints), "--no-metal")
@@ -216,7 +217,7 @@ def test_demo_reports_integer_rounding_and_overflow_without_warnings(tmp_path) -
     assert "Warning" not in proc.stderr
 
 
-def test_demo_reads_numpy_savetxt_headers_and_a_bom(tmp_path) -> None:
+def test_demo_reads_numpy_savetxt_headers_and_a_bom(tmp_path: Path) -> None:
     path = tmp_path / "t.csv"
     np.savetxt(path, np.ones((3, 2)), delimiter=",", header="x,y")  # numpy writes "# x,y"
     proc = run_cli("demo", str(path), "--no-metal")

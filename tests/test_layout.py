@@ -14,13 +14,13 @@ from stridewave.layout import Layout
 from tests.strategies import injective_layouts, layouts
 
 
-def test_default_strides_are_row_major_in_elements():
+def test_default_strides_are_row_major_in_elements() -> None:
     assert Layout((2, 3, 4)).strides == (12, 4, 1)
     assert Layout(()).strides == ()
     assert Layout((0, 3)).strides == (3, 1)
 
 
-def test_size_and_ndim():
+def test_size_and_ndim() -> None:
     assert Layout((2, 3)).size == 6
     assert Layout(()).size == 1
     assert Layout(()).ndim == 0
@@ -28,7 +28,7 @@ def test_size_and_ndim():
     assert Layout((4, 0, 2)).ndim == 3
 
 
-def test_accepts_lists_and_index_objects():
+def test_accepts_lists_and_index_objects() -> None:
     layout = Layout([np.int64(2), 3], [np.int32(-3), 1])
     assert layout.shape == (2, 3)
     assert layout.strides == (-3, 1)
@@ -36,44 +36,44 @@ def test_accepts_lists_and_index_objects():
 
 
 @pytest.mark.parametrize("shape", [3, "23", None, (2.0, 3), (True, 3), (np.bool_(True),)])
-def test_bad_shape_type_raises_type_error(shape):
+def test_bad_shape_type_raises_type_error(shape: object) -> None:
     with pytest.raises(TypeError, match="shape"):
-        Layout(shape)
+        Layout(shape)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("strides", [1, (1.0,), (False,)])
-def test_bad_strides_type_raises_type_error(strides):
+def test_bad_strides_type_raises_type_error(strides: object) -> None:
     with pytest.raises(TypeError, match="strides"):
-        Layout((3,), strides)
+        Layout((3,), strides)  # type: ignore[arg-type]
 
 
-def test_negative_extent_raises_value_error():
+def test_negative_extent_raises_value_error() -> None:
     with pytest.raises(ValueError, match=r"shape\[1\] must be >= 0, got -2"):
         Layout((3, -2))
 
 
-def test_strides_length_mismatch_raises_value_error():
+def test_strides_length_mismatch_raises_value_error() -> None:
     with pytest.raises(ValueError, match="one entry per axis"):
         Layout((3, 2), (1,))
 
 
-def test_offsets_beyond_int64_raise_value_error():
+def test_offsets_beyond_int64_raise_value_error() -> None:
     with pytest.raises(ValueError, match="64-bit"):
         Layout((3,), (2**62,))
 
 
-def test_is_immutable():
+def test_is_immutable() -> None:
     layout = Layout((2, 3))
     with pytest.raises(AttributeError, match="immutable"):
         layout.shape = (3, 2)  # type: ignore[misc]
     with pytest.raises(AttributeError, match="immutable"):
-        layout._shape = (3, 2)  # type: ignore[misc]
+        layout._shape = (3, 2)
     with pytest.raises(AttributeError, match="immutable"):
         del layout._strides
     assert not hasattr(layout, "__dict__")
 
 
-def test_equality_and_hash():
+def test_equality_and_hash() -> None:
     assert Layout((2, 3)) == Layout((2, 3), (3, 1))
     assert hash(Layout((2, 3))) == hash(Layout([2, 3], [3, 1]))
     assert Layout((2, 3)) != Layout((2, 3), (1, 2))
@@ -83,42 +83,42 @@ def test_equality_and_hash():
 
 
 @pytest.mark.parametrize("protocol", range(pickle.HIGHEST_PROTOCOL + 1))
-def test_pickle_and_copy_round_trip(protocol):
+def test_pickle_and_copy_round_trip(protocol: int) -> None:
     layout = Layout((2, 3), (-1, 4))
     assert pickle.loads(pickle.dumps(layout, protocol)) == layout
     assert copy.deepcopy(layout) == layout
     assert copy.copy(layout) == layout
 
 
-def test_repr():
+def test_repr() -> None:
     assert repr(Layout((2, 3))) == "Layout(shape=(2, 3), strides=(3, 1))"
 
 
-def test_index_of_transpose():
+def test_index_of_transpose() -> None:
     layout = Layout((2, 3), (1, 2))
     assert [layout.index(i) for i in range(6)] == [0, 2, 4, 1, 3, 5]
     assert layout.index(np.int64(4)) == 3
 
 
-def test_index_of_zero_d_layout():
+def test_index_of_zero_d_layout() -> None:
     assert Layout(()).index(0) == 0
     with pytest.raises(IndexError):
         Layout(()).index(1)
 
 
 @pytest.mark.parametrize("i", [1.0, "1", None, True])
-def test_index_with_non_index_raises_type_error(i):
+def test_index_with_non_index_raises_type_error(i: object) -> None:
     with pytest.raises(TypeError, match="logical index"):
-        Layout((3,)).index(i)
+        Layout((3,)).index(i)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("i", [-1, 3, 100])
-def test_index_out_of_range_raises_index_error_with_both_numbers(i):
+def test_index_out_of_range_raises_index_error_with_both_numbers(i: int) -> None:
     with pytest.raises(IndexError, match=rf"logical index {i} .* 3 elements"):
         Layout((3,)).index(i)
 
 
-def test_indices_dtype_and_shape():
+def test_indices_dtype_and_shape() -> None:
     out = Layout((2, 3), (1, 2)).indices()
     assert out.dtype == np.int64
     assert out.shape == (6,)
@@ -127,12 +127,12 @@ def test_indices_dtype_and_shape():
 
 
 @given(layouts())
-def test_indices_agree_with_index(layout):
+def test_indices_agree_with_index(layout: Layout) -> None:
     assert layout.indices().tolist() == [layout.index(i) for i in range(layout.size)]
 
 
 @given(layouts())
-def test_min_and_max_index_bound_indices_exactly(layout):
+def test_min_and_max_index_bound_indices_exactly(layout: Layout) -> None:
     offsets = layout.indices()
     if layout.size == 0:
         assert (layout.min_index, layout.max_index) == (0, -1)
@@ -142,14 +142,14 @@ def test_min_and_max_index_bound_indices_exactly(layout):
 
 
 @given(layouts())
-def test_is_injective_matches_exact_check(layout):
+def test_is_injective_matches_exact_check(layout: Layout) -> None:
     offsets = layout.indices()
     assert layout.is_injective() == (np.unique(offsets).size == offsets.size)
     assert layout.is_injective() == layout.is_injective()  # cached answer
 
 
 @given(injective_layouts())
-def test_permuted_layouts_are_injective_without_enumeration(layout):
+def test_permuted_layouts_are_injective_without_enumeration(layout: Layout) -> None:
     # the cheap stride test must decide these without building the offsets
     assert layout._compute_injective_cheap() is True
 
@@ -166,12 +166,14 @@ def test_permuted_layouts_are_injective_without_enumeration(layout):
         ((0, 3), (0, 0), True),
     ],
 )
-def test_is_injective_examples(shape, strides, expected):
+def test_is_injective_examples(
+    shape: tuple[int, ...], strides: tuple[int, ...], expected: bool
+) -> None:
     assert Layout(shape, strides).is_injective() is expected
 
 
 @given(st.integers(0, 4), st.integers(0, 4))
-def test_transpose_layout_matches_numpy(rows, cols):
+def test_transpose_layout_matches_numpy(rows: int, cols: int) -> None:
     layout = Layout((rows, cols), (1, rows))
     expected = np.arange(rows * cols).reshape(cols, rows).T.ravel()
     assert layout.indices().tolist() == expected.tolist()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -16,7 +17,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def _tool():  # type: ignore[no-untyped-def]
+def _tool() -> ModuleType:
     spec = importlib.util.spec_from_file_location("spec_coverage", ROOT / "tools/spec_coverage.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

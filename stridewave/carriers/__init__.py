@@ -8,6 +8,7 @@ kind                    backend                               constructible dtyp
 :class:`FileBacked`     1-D ``numpy.memmap`` of a raw LE file   Float32, Int32
 :class:`Metal`          1-D ``mlx.core.array`` (GPU; lazy mlx)  Float32, Int32, Bool
 :class:`Evictable`      a primary and a secondary carrier       the tiers' common dtypes
+:class:`NpyFile`        1-D ``numpy.memmap`` of a user's .npy   Float32, Int32
 ======================= ===================================== ===========================
 """
 
@@ -18,6 +19,7 @@ from stridewave.carriers._evictable import Evictable
 from stridewave.carriers._file_backed import FileBacked
 from stridewave.carriers._generic import Generic
 from stridewave.carriers._metal import Metal
+from stridewave.carriers._npy_file import NpyFile
 from stridewave.carriers._storage import (
     accepts_storage_dtype,
     storage_zero,
@@ -26,7 +28,7 @@ from stridewave.carriers._storage import (
 
 #: The shipped carrier kinds, in the order ``python -m stridewave info`` lists them;
 #: what each can do is its ``capabilities`` record.
-KINDS: tuple[type[Carrier], ...] = (Generic, CPU, FileBacked, Metal, Evictable)
+KINDS: tuple[type[Carrier], ...] = (Generic, CPU, FileBacked, NpyFile, Metal, Evictable)
 
 __all__ = [
     "CPU",
@@ -38,6 +40,7 @@ __all__ = [
     "Generic",
     "Metal",
     "ScatterSupport",
+    "NpyFile",
     "accepts_storage_dtype",
     "storage_zero",
     "validate_storage_dtype",

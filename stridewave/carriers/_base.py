@@ -81,6 +81,7 @@ from stridewave._integers import as_integer
 from stridewave.carriers import _messages
 from stridewave.carriers._capabilities import Capabilities, ScatterSupport
 from stridewave.carriers._lifecycle import _Lifecycle
+from stridewave.carriers._protocols import _Protocols
 from stridewave.carriers._scatter import (
     ScatterSource,
     TensorView,
@@ -227,7 +228,7 @@ def check_flag(name: str, value: object, *, where: str) -> bool:
     raise TypeError(_messages.bad_flag(name, value, where=where))
 
 
-class Carrier(_Lifecycle, abc.ABC):
+class Carrier(_Protocols, _Lifecycle, abc.ABC):
     """One-dimensional homogeneous physical storage with a lifecycle.
 
     A carrier is the dtype-support, lifecycle, mutation/version and dispatch boundary
@@ -447,7 +448,27 @@ class Carrier(_Lifecycle, abc.ABC):
         self._version += 1
 
     def __getitem__(self, index: object) -> Any:
-        """Return ``get_value(index)``; slices are refused (use ``numpy.asarray``)."""
+        """Return ``get_value(index)``; slices are refused (use ``numpy.asarray``).
+
+        Parameters
+        ----------
+        index : int-like
+            Physical slot, ``0 <= index < size()``; any object with ``__index__``.
+
+        Returns
+        -------
+        float, int or bool
+            The slot's value as a Python scalar, as :meth:`get_value` returns it.
+
+        Raises
+        ------
+        RuntimeError
+            If the carrier is released.
+        TypeError
+            If ``index`` does not support the integer-index protocol (a slice, say).
+        IndexError
+            If ``index`` is negative or at least ``size()``.
+        """
         if self._released:
             raise RuntimeError(_messages.released(self, "read carrier[index]"))
         i = index if type(index) is int else _as_index(index, "carrier[index]")
@@ -468,7 +489,27 @@ class Carrier(_Lifecycle, abc.ABC):
     # scalar hot path, and the messages name the spelling the caller used.
 
     def __setitem__(self, index: object, value: object) -> None:
-        """Do ``set_value(index, value)``: same checks, same single version step."""
+        """Do ``set_value(index, value)``: same checks, same single version step.
+
+        Parameters
+        ----------
+        index : int-like
+            Physical slot, ``0 <= index < size()``; any object with ``__index__``.
+        value : object
+            The value to store, normalized for the dtype as by :meth:`set_value`.
+
+        Raises
+        ------
+        RuntimeError
+            If the carrier is released, intrinsically immutable, or owned by another
+            carrier outside the owner's access scope.
+        TypeError
+            If ``index`` has no ``__index__``, or the dtype refuses ``value``'s type.
+        IndexError
+            If ``index`` is out of range.
+        OverflowError
+            If ``value`` is outside the dtype's range.
+        """
         if not self._writable:
             self._refuse("write carrier[index]")
         i = index if type(index) is int else _as_index(index, "carrier[index]")
@@ -506,10 +547,15 @@ class Carrier(_Lifecycle, abc.ABC):
         return iter(values)
 
     def __repr__(self) -> str:
-        """Name the kind, dtype, size and state, e.g. ``CPU(DType.Float32, size=8, live)``."""
+        """Name kind, dtype, size, state and values: ``CPU(DType.Float32, size=2, live, [0., 0.])``.
+
+        A live carrier's values are previewed as NumPy prints them (the first and
+        last three when there are more than eight; see ``_protocols.preview``).
+        """
+        values = self._preview_text()
         return (
             f"{type(self).__name__}({_messages.dtype_text(self._dtype)}, size={self._slots}, "
-            f"{', '.join(self._state_words())})"
+            f"{', '.join(self._state_words())}{'' if values is None else ', ' + values})"
         )
 
     # -- dtype support ------------------------------------------------------------------

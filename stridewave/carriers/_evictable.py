@@ -310,8 +310,31 @@ class Evictable(Carrier):
                 raise
             with primary._access(self):
                 primary.release()
+        # Exported views keep the released buffer alive: retained_nbytes() tells.
+        self._evicted_buffer = weakref.ref(values)
         self._evicted = True
         self._bind_backend()
+
+    _evicted_buffer: weakref.ref[npt.NDArray[Any]] | None = None
+
+    def retained_nbytes(self) -> int:
+        """Return how many bytes of the last evicted primary's storage are still in memory.
+
+        ``evict()`` releases the primary's storage, but a NumPy view, DLPack capsule
+        or buffer exported from it earlier keeps that buffer alive (it stays valid),
+        so the memory goes back to the system only when the last export goes. Drop
+        the exports (``del view``) to free it.
+
+        Returns
+        -------
+        int
+            ``0`` when nothing exported holds the last evicted buffer (or nothing was
+            evicted, or the primary's exports are copies, as Metal's are); else its
+            size in bytes.
+        """
+        ref = self._evicted_buffer
+        buffer = ref() if ref is not None else None
+        return 0 if buffer is None else int(buffer.nbytes)
 
     def promote(self) -> None:
         """Bring the values back into a new primary tier; the secondary returns to size 0.
@@ -429,6 +452,12 @@ class Evictable(Carrier):
     ) -> npt.NDArray[Any]:
         """Export to NumPy as the primary tier does, promoting an evicted wrapper first.
 
+        The export is the primary tier's own: for a CPU, Generic or FileBacked
+        primary a zero-copy read-only view, which sees later writes through the
+        wrapper until the next :meth:`evict` (after which it keeps the values it had:
+        the evicted primary's buffer lives on while the view does); for a Metal
+        primary a read-only copy (see :class:`~stridewave.Metal`).
+
         Parameters
         ----------
         dtype : numpy dtype-like, optional
@@ -439,13 +468,7 @@ class Evictable(Carrier):
         Returns
         -------
         numpy.ndarray
-            Shape ``(size(),)``.
-
-        The export is the primary tier's own: for a CPU, Generic or FileBacked
-        primary a zero-copy read-only view, which sees later writes through the
-        wrapper until the next :meth:`evict` (after which it keeps the values it had:
-        the evicted primary's buffer lives on while the view does); for a Metal
-        primary a read-only copy (see :class:`~stridewave.Metal`).
+            The values, shape ``(size(),)``: a view or a copy as said above.
 
         Raises
         ------

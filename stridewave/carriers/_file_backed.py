@@ -53,6 +53,7 @@ from stridewave.carriers._storage import validate_storage_dtype
 from stridewave.dtypes import DType
 
 if TYPE_CHECKING:
+    from stridewave.carriers._npy_file import NpyFile
     from stridewave.carriers._scatter import ScatterSource
     from stridewave.layout import Layout
 
@@ -402,6 +403,37 @@ class FileBacked(_ArrayCarrier):
     def path(self) -> str:
         """The absolute path of the carrier's file (``str``; the file is gone once released)."""
         return self._path
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str], *, mode: str = "r") -> NpyFile:
+        """Map an existing ``.npy`` file without a copy (CONTRACT section 8).
+
+        The file stays the user's: ``release()`` unmaps it and never deletes it, and
+        the carrier pickles by reference. The result is a :class:`NpyFile`, a kind of
+        its own (docs/decisions.md, "Opening real files"): the spec's FileBacked rules
+        (a file in the hidden session directory, removed on release) stay whole.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            A ``.npy`` file of dtype ``<f4`` or ``<i4``, any shape (read as its flat
+            C-order data).
+        mode : {"r", "r+"}, keyword-only, default "r"
+            Read-only (an immutable carrier), or read and write in place.
+
+        Returns
+        -------
+        NpyFile
+            ``size()`` is the number of elements in the file.
+
+        Raises
+        ------
+        TypeError, ValueError, OSError
+            As :class:`NpyFile`.
+        """
+        from stridewave.carriers._npy_file import NpyFile  # the kind lives there
+
+        return NpyFile(path, mode=mode)
 
     def resize(self, size: int) -> None:
         """Grow or shrink the file to ``size`` slots; counts as allocation, not mutation.

@@ -670,6 +670,11 @@ class Metal(_ArrayCarrier):
 
     # -- MLX interop ------------------------------------------------------------------------
 
+    @override
+    def _mlx_storage(self) -> Any:
+        # DLPack exports what MLX exports (a snapshot): see carriers/_protocols.py.
+        return self._mx_array
+
     def __mlx_array__(self) -> Any:
         """Return an evaluated copy of the storage as an ``mlx.core.array`` (``mx.array(m)``).
 

@@ -21,6 +21,7 @@ import typing as t
 import weakref
 from typing import TYPE_CHECKING, ClassVar, Final
 
+import numpy as np
 from typing_extensions import Self, override
 
 from stridewave._integers import as_integer
@@ -90,6 +91,7 @@ _RESERVED: Final = frozenset(
         "block",
         "registered",
         "from_name",
+        "dtype",
         "is_opaque_storage",
         "opaque_storage",
         "__new__",
@@ -113,6 +115,28 @@ _RESERVED: Final = frozenset(
         "__class__",
     }
 )
+
+#: The NumPy mapping of descriptors, installed by :mod:`stridewave.interop` when it
+#: loads (``set_numpy_mapping``): descriptors know nothing of storage or NumPy dtypes
+#: themselves, and the model imports nothing above it (no import cycle).
+_numpy_mapping: list[t.Callable[[DType], np.dtype[t.Any]] | None] = [None]
+
+
+def set_numpy_mapping(mapping: t.Callable[[DType], np.dtype[t.Any]]) -> None:
+    """Install the function behind ``DType.dtype`` (called once by stridewave.interop)."""
+    _numpy_mapping[0] = mapping
+
+
+#: Pickle reducers of optional integrations, installed when they load
+#: (``add_reduce_hook``; stridewave.dask does): each maps a descriptor's
+#: ``(kind, name, structure)`` to a pickle recipe, or ``None`` to decline.
+_reduce_hooks: list[t.Callable[[tuple[object, ...]], tuple[object, ...] | None]] = []
+
+
+def add_reduce_hook(hook: t.Callable[[tuple[object, ...]], tuple[object, ...] | None]) -> None:
+    """Install a pickle reducer for descriptors (see ``_reduce_hooks``)."""
+    _reduce_hooks.append(hook)
+
 
 _owned_cache: weakref.WeakKeyDictionary[type, frozenset[str]] = weakref.WeakKeyDictionary()
 
@@ -284,6 +308,12 @@ class DType(metaclass=DTypeMeta):
 
     Spec: "Every dtype has one registered descriptor identity", "Descriptor kinds and
     hierarchy are explicit", "The DType class namespace contains only built-ins".
+
+    Parameters
+    ----------
+    name : str
+        The descriptor's unique registered name (through a concrete subclass; see
+        each kind for its further parameters).
     """
 
     __slots__ = ("__weakref__", "_sw_name", "_sw_state", "_sw_structure", "_sw_supertype")
@@ -403,6 +433,29 @@ class DType(metaclass=DTypeMeta):
         """The registered name again (read-only compatibility alias of :attr:`name`)."""
         return self._sw_name
 
+    @property
+    def dtype(self) -> np.dtype[t.Any]:
+        """The NumPy dtype of a built-in simple descriptor, so NumPy takes it as a dtype.
+
+        NumPy reads an object's ``dtype`` attribute wherever it takes a dtype:
+        ``numpy.dtype(DType.Float32)`` is ``float32``, ``numpy.zeros(3, DType.E4M3)``
+        holds ``ml_dtypes.float8_e4m3fn`` (the table of :func:`stridewave.to_numpy_dtype`).
+        CONTRACT section 8, "Descriptors as NumPy dtypes".
+
+        Raises
+        ------
+        TypeError
+            For a category, a compound dtype or a simple extension without a NumPy
+            counterpart (``numpy.dtype(d)`` then raises ``TypeError`` too).
+        """
+        mapping = _numpy_mapping[0]
+        if mapping is None:  # unreachable: importing any stridewave module loads interop
+            raise TypeError(f"{self!r}: the NumPy mapping (stridewave.interop) is not loaded")
+        try:
+            return mapping(self)
+        except ValueError as exc:
+            raise TypeError(str(exc)) from None
+
     def __eq__(self, other: object) -> bool:
         return self is other
 
@@ -432,6 +485,7 @@ class DType(metaclass=DTypeMeta):
         Returns
         -------
         bool
+            True for a category, False for a simple or compound dtype.
         """
         return self._sw_kind == "category"
 
@@ -443,6 +497,7 @@ class DType(metaclass=DTypeMeta):
         Returns
         -------
         bool
+            True for a simple dtype, False for a category or compound dtype.
         """
         return self._sw_kind == "simple"
 
@@ -452,6 +507,7 @@ class DType(metaclass=DTypeMeta):
         Returns
         -------
         bool
+            True for a compound dtype, False for a category or simple dtype.
         """
         return self._sw_kind == "compound"
 
@@ -665,7 +721,12 @@ class DType(metaclass=DTypeMeta):
         why = _why_unusable(self)
         if why is not None:
             raise TypeError(_messages.cannot_pickle(type(self).__name__, why))
-        return (reconstruct_dtype, (self._sw_kind, self._sw_name, self._sw_structure))
+        args = (self._sw_kind, self._sw_name, self._sw_structure)
+        for hook in _reduce_hooks:  # e.g. stridewave.dask: a worker resolves it lazily
+            recipe = hook(args)
+            if recipe is not None:
+                return recipe
+        return (reconstruct_dtype, args)
 
     def __reduce_ex__(self, protocol: t.SupportsIndex) -> tuple[object, ...]:
         """Return :meth:`__reduce__`'s recipe for every pickle protocol.

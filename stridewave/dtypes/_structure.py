@@ -50,13 +50,39 @@ class WholeType:
         return "Whole"
 
     def __reduce__(self) -> str:
-        # A string means "the module global of that name": stridewave.dtypes._structure.Whole
+        """Pickle by name, so that unpickling gives back the one ``Whole``.
+
+        Returns
+        -------
+        str
+            ``"Whole"``: pickle reads a string as the module global of that name,
+            ``stridewave.dtypes._structure.Whole``.
+        """
         return "Whole"
 
     def __copy__(self) -> Self:
+        """Return ``Whole`` itself: the sentinel is a singleton.
+
+        Returns
+        -------
+        WholeType
+            The one ``Whole``.
+        """
         return self
 
     def __deepcopy__(self, memo: object) -> Self:
+        """Return ``Whole`` itself: the sentinel is a singleton.
+
+        Parameters
+        ----------
+        memo : dict
+            :func:`copy.deepcopy`'s memo (unused).
+
+        Returns
+        -------
+        WholeType
+            The one ``Whole``.
+        """
         return self
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import array
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -16,7 +17,11 @@ from stridewave.carriers._scatter import ScatterSource
 
 from .conftest import KIND_DTYPES, Kind
 
-_NP = {DType.Float32: np.float64, DType.Int32: np.int64, DType.Bool: np.bool_}
+_NP: dict[DType, type[np.generic]] = {
+    DType.Float32: np.float64,
+    DType.Int32: np.int64,
+    DType.Bool: np.bool_,
+}
 
 
 def _inaccessible(dtype: DType) -> object:
@@ -35,7 +40,7 @@ def test_new_like_ndarray_needs_no_scalar_normalizer(
 ) -> None:
     carrier = kind.make([], dtype, True)
     no_scalar_path()
-    source = np.ones(1000, dtype=_NP[dtype])
+    source: np.ndarray[Any, Any] = np.ones(1000, dtype=_NP[dtype])
     fresh = carrier.new_like(source)
     assert fresh.size() == 1000
     assert np.asarray(fresh).tolist() == source.tolist()

@@ -44,7 +44,9 @@ def test_empty_owned_allocation_is_writable() -> None:
         (BOOL, np.bool_, [True, False]),
     ],
 )
-def test_wrap_external_memory(dtype: DType, np_dtype: type, values: list[object]) -> None:
+def test_wrap_external_memory(
+    dtype: DType, np_dtype: type[np.generic], values: list[object]
+) -> None:
     external = np.array(values, dtype=np_dtype)
     for empty in (False, True):
         carrier = CPU(2, external.ctypes.data, dtype=dtype, empty=empty)
@@ -128,7 +130,8 @@ def test_pointer_is_positive_and_fails_after_release() -> None:
 
 def test_request_an_empty_cpu_allocation() -> None:
     fresh = CPU(1, dtype=I32).allocate_like(3, empty=True)
-    assert isinstance(fresh, CPU) and fresh.size() == 3 and fresh.dtype() is I32
+    assert isinstance(fresh, CPU)
+    assert fresh.size() == 3 and fresh.dtype() is I32
     assert fresh.is_mutable()
     fresh[0], fresh[1], fresh[2] = 7, -8, 9  # writable: every slot written before it is read
     assert [fresh[0], fresh[1], fresh[2]] == [7, -8, 9]

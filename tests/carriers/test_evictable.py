@@ -14,7 +14,8 @@ import os
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from unittest import mock
 
@@ -147,12 +148,13 @@ def test_aliases_refuse_writes_scatter_versions_moves_and_release() -> None:
     e = Evictable(primary, secondary)
     source = CPU(0).new_like([9.0, 9.0])
     for alias in (primary, secondary):
-        for action in (
-            lambda a=alias: a.set_value(0, 5.0),
-            lambda a=alias: a.__setitem__(0, 5.0),
-            lambda a=alias: a._advance_version("step"),
-            lambda a=alias: a.release(),
-        ):
+        actions: tuple[Callable[[], object], ...] = (
+            partial(alias.set_value, 0, 5.0),
+            partial(alias.__setitem__, 0, 5.0),
+            partial(alias._advance_version, "step"),
+            alias.release,
+        )
+        for action in actions:
             with pytest.raises(RuntimeError, match="Evictable"):
                 action()
     with pytest.raises(RuntimeError, match="Evictable"):
@@ -324,7 +326,8 @@ def test_factories_return_promoted_hierarchies(e: Evictable, evicted: bool) -> N
         e.allocate_like(2, dtype=I32, mutable=False),
     ]
     for fresh in made:
-        assert isinstance(fresh, Evictable) and not fresh.is_evicted()
+        assert isinstance(fresh, Evictable)
+        assert not fresh.is_evicted()
         assert type(fresh.primary) is CPU and type(fresh.secondary) is FileBacked
         assert fresh.secondary.size() == 0 and fresh.secondary is not e.secondary
         assert fresh.secondary._intrinsic_mutable and fresh.version == 0
@@ -379,7 +382,7 @@ def test_unwritable_directory_during_evict_keeps_everything(e: Evictable) -> Non
 
 
 def test_write_error_after_partial_file_keeps_everything(e: Evictable) -> None:
-    def half_written(values: np.ndarray) -> None:  # type: ignore[type-arg]
+    def half_written(values: np.ndarray) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
 
     with (
@@ -394,7 +397,7 @@ def test_secondary_that_reads_back_wrong_values_is_refused(e: Evictable) -> None
     secondary = e.secondary
     original = FileBacked._raw_load
 
-    def corrupting(self: FileBacked, values: np.ndarray) -> None:  # type: ignore[type-arg]
+    def corrupting(self: FileBacked, values: np.ndarray) -> None:
         original(self, values[::-1].copy() if values.shape[0] else values)
 
     with (
@@ -431,6 +434,7 @@ def test_failed_secondary_shrink_warns_and_stays_promoted(e: Evictable) -> None:
         e.promote()
     assert not e.is_evicted() and list(e) == [1.0, 2.0, 3.0]
     e.evict()  # the stale copy is simply replaced
+    assert isinstance(e.secondary, FileBacked)
     assert np.fromfile(e.secondary.path, dtype="<f4").tolist() == [1.0, 2.0, 3.0]
 
 

@@ -38,9 +38,9 @@ def test_require_the_keyword_only_dtype_before_file_creation() -> None:
     with pytest.raises(TypeError, match="missing 1 required keyword-only argument: 'dtype'"):
         FileBacked()  # type: ignore[call-arg]
     with pytest.raises(TypeError, match="positional argument"):
-        FileBacked("x.raw", F32)  # type: ignore[misc]
+        FileBacked("x.raw", F32)  # type: ignore[call-arg, arg-type]
     with pytest.raises(TypeError, match="positional argument"):
-        FileBacked(None, True, F32)  # type: ignore[misc]
+        FileBacked(None, True, F32)  # type: ignore[call-arg]
     assert _files() == before
 
 
@@ -311,7 +311,9 @@ def test_child_gets_its_own_session_directory() -> None:
         os.rmdir(out[0])
 
 
-def test_a_shrink_that_cannot_map_its_new_file_leaves_the_carrier_on_its_file(monkeypatch) -> None:
+def test_a_shrink_that_cannot_map_its_new_file_leaves_the_carrier_on_its_file(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     import errno
 
     import numpy as np

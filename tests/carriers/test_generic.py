@@ -21,7 +21,7 @@ def test_require_the_keyword_only_dtype() -> None:
     with pytest.raises(TypeError, match="missing 1 required keyword-only argument: 'dtype'"):
         Generic([1.0])  # type: ignore[call-arg]
     with pytest.raises(TypeError, match="positional argument"):
-        Generic([1.0], F32)  # type: ignore[misc]
+        Generic([1.0], F32)  # type: ignore[call-arg, arg-type]
 
 
 def test_own_concrete_input_storage() -> None:

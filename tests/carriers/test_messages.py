@@ -119,7 +119,7 @@ SITUATIONS: list[tuple[str, type[Exception], Callable[..., object], list[str]]] 
     (
         "bad_flag",
         TypeError,
-        lambda: CPU(1, mutable=1),
+        lambda: CPU(1, mutable=1),  # type: ignore[arg-type]
         [
             r"CPU expects mutable to be True or False",
             r"got 1 of type int",
@@ -139,7 +139,7 @@ SITUATIONS: list[tuple[str, type[Exception], Callable[..., object], list[str]]] 
     (
         "bad_pointer_type",
         TypeError,
-        lambda: CPU(1, pointer=1.5),
+        lambda: CPU(1, pointer=1.5),  # type: ignore[arg-type]
         [
             r"CPU expects pointer to be a positive integer memory address or None",
             r"got 1\.5",
@@ -149,7 +149,7 @@ SITUATIONS: list[tuple[str, type[Exception], Callable[..., object], list[str]]] 
     (
         "bad_size_type",
         TypeError,
-        lambda: CPU(1.5),
+        lambda: CPU(1.5),  # type: ignore[arg-type]
         [
             r"CPU expects size to be a non-negative integer number of slots",
             r"got 1\.5 of type float",
@@ -196,7 +196,7 @@ SITUATIONS: list[tuple[str, type[Exception], Callable[..., object], list[str]]] 
     (
         "dtype_positional",
         TypeError,
-        lambda: CPU(3, DType.Int32),
+        lambda: CPU(3, DType.Int32),  # type: ignore[arg-type]
         [
             r"CPU got the descriptor DType\.Int32 as a positional argument",
             r"dtype is keyword-only",
@@ -227,7 +227,7 @@ SITUATIONS: list[tuple[str, type[Exception], Callable[..., object], list[str]]] 
     (
         "missing_dtype",
         TypeError,
-        lambda: Generic([1]),
+        lambda: Generic([1]),  # type: ignore[call-arg]
         [
             r"Generic\(\) missing 1 required keyword-only argument: 'dtype'",
             r"DType\.Float32, DType\.Int32 or DType\.Bool",
@@ -257,7 +257,7 @@ SITUATIONS: list[tuple[str, type[Exception], Callable[..., object], list[str]]] 
     (
         "not_a_dtype",
         TypeError,
-        lambda: CPU(1, dtype="f4"),
+        lambda: CPU(1, dtype="f4"),  # type: ignore[arg-type]
         [
             r"CPU storage expects dtype to be a stridewave DType",
             r"got 'f4' of type str",
@@ -335,7 +335,7 @@ SITUATIONS: list[tuple[str, type[Exception], Callable[..., object], list[str]]] 
     (
         "scatter_unsupported",
         NotImplementedError,
-        lambda: FileBacked(dtype=F32).scatter(None, None, None),
+        lambda: FileBacked(dtype=F32).scatter(None, None, None),  # type: ignore[arg-type]
         [
             r"cannot scatter into FileBacked\(",
             r"does not implement scatter",
@@ -345,7 +345,7 @@ SITUATIONS: list[tuple[str, type[Exception], Callable[..., object], list[str]]] 
     (
         "scatter_not_a_tensor",
         TypeError,
-        lambda: CPU(1).scatter(1, _whole(CPU(1)), Layout((1,))),
+        lambda: CPU(1).scatter(1, _whole(CPU(1)), Layout((1,))),  # type: ignore[arg-type]
         [
             r"scatter to_scatter must be a stridewave Tensor, got int",
             r"Tensor\(carrier, Layout\(shape\)\)",
@@ -354,7 +354,7 @@ SITUATIONS: list[tuple[str, type[Exception], Callable[..., object], list[str]]] 
     (
         "scatter_not_a_layout",
         TypeError,
-        lambda: CPU(1).scatter(_whole(CPU(1)), _whole(CPU(1)), (1,)),
+        lambda: CPU(1).scatter(_whole(CPU(1)), _whole(CPU(1)), (1,)),  # type: ignore[arg-type]
         [r"scatter mapping must be a stridewave Layout, got tuple", r"strides in elements"],
     ),
     (
@@ -415,7 +415,7 @@ SITUATIONS: list[tuple[str, type[Exception], Callable[..., object], list[str]]] 
     (
         "tier_not_a_carrier",
         TypeError,
-        lambda: Evictable(CPU(1), [1.0]),
+        lambda: Evictable(CPU(1), [1.0]),  # type: ignore[arg-type]
         [
             r"Evictable expects the secondary tier to be a stridewave Carrier; got list",
             r"Nothing was claimed",
@@ -439,7 +439,7 @@ SITUATIONS: list[tuple[str, type[Exception], Callable[..., object], list[str]]] 
     (
         "from_numpy_not_an_array",
         TypeError,
-        lambda: CPU.from_numpy([1.0]),
+        lambda: CPU.from_numpy([1.0]),  # type: ignore[arg-type]
         [r"CPU\.from_numpy expects a numpy\.ndarray; got list", r"ascontiguousarray"],
     ),
     (

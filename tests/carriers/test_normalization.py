@@ -98,7 +98,8 @@ def _holds(kind: Kind, dtype: DType) -> bool:
 
 
 def _start(dtype: DType) -> object:
-    return {F32: 42.0, I32: 42, BOOL: False}[dtype]
+    start: dict[DType, object] = {F32: 42.0, I32: 42, BOOL: False}
+    return start[dtype]
 
 
 @pytest.mark.parametrize(("dtype", "value", "expected"), ACCEPTED)

@@ -43,11 +43,12 @@ def test_owned_tier_refuses_outside_writes_release_and_version_steps(kind: Kind)
     tier = kind.make([1.0, 2.0], F32, True)
     owner = Owner()  # kept alive: tiers hold their owner weakly
     _claim(owner, tier)
-    for action in (
+    actions: tuple[Callable[[], object], ...] = (
         lambda: tier.__setitem__(0, 5.0),
         lambda: tier.set_value(0, 5.0),
         lambda: tier._advance_version("version step"),
-    ):
+    )
+    for action in actions:
         with pytest.raises(RuntimeError, match="belongs to Owner"):
             action()
     with pytest.raises(RuntimeError, match="Release the Owner instead"):
@@ -225,12 +226,13 @@ def test_the_belongs_to_message_shows_the_live_owner(kind: Kind) -> None:
     tier = kind.make([1.0], F32, True)
     owner = NamedOwner()
     _claim(owner, tier)
-    for action in (
+    actions: tuple[Callable[[], object], ...] = (
         lambda: tier.__setitem__(0, 5.0),
         lambda: tier.set_value(0, 5.0),
         lambda: tier._advance_version("version step"),
         tier.release,
-    ):
+    )
+    for action in actions:
         with pytest.raises(RuntimeError, match="belongs to") as info:
             action()
         message = str(info.value)

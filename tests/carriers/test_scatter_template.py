@@ -3,14 +3,14 @@ lets a backend take the source values on its own device (issue 12)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from unittest import mock
 
 import numpy as np
 import pytest
 
 from stridewave import CPU, Carrier, DType, Evictable, FileBacked, Layout, Metal, Tensor
-from stridewave.carriers import _base
-from stridewave.carriers._scatter import ScatterSource
+from stridewave.carriers._scatter import ScatterSource, check_scatter_arguments
 
 from .conftest import ALL_KINDS, HAVE_MLX, NO_MLX_REASON
 
@@ -30,10 +30,10 @@ def test_an_evicted_evictable_checks_once_and_pages_in_once() -> None:
     receiver = Evictable(CPU(0).new_like([0.0] * 4), FileBacked(dtype=F32))
     receiver.evict()
     source = CPU(0).new_like([1.0, 2.0, 3.0, 4.0])
-    checks = mock.Mock(wraps=_base.check_scatter_arguments)
+    checks = mock.Mock(wraps=check_scatter_arguments)
     promotions = mock.Mock(wraps=receiver._promote_locked)
     with (
-        mock.patch.object(_base, "check_scatter_arguments", checks),
+        mock.patch("stridewave.carriers._base.check_scatter_arguments", checks),
         mock.patch.object(receiver, "_promote_locked", promotions),
     ):
         receiver.scatter(whole(source), whole(receiver), Layout((4,), (-1,)), 3)
@@ -58,7 +58,7 @@ def test_file_backed_primary_refuses_through_the_capability() -> None:
     assert receiver.version == 0
 
 
-def _no_host(self: ScatterSource) -> np.ndarray:  # type: ignore[type-arg]
+def _no_host(self: ScatterSource) -> np.ndarray:
     raise AssertionError("the device path read the source on the host")
 
 
@@ -71,11 +71,11 @@ def test_metal_device_path_serves_evictables_on_both_sides(mapping: Layout) -> N
     offsets = mapping.indices()
     for i, slot in enumerate(offsets.tolist()):
         expected[slot] = values[i]
-    receivers = [
+    receivers: list[Callable[[], Carrier]] = [
         lambda: Metal(4),
         lambda: Evictable(Metal(4), CPU(0)),
     ]
-    sources = [
+    sources: list[Callable[[], Carrier]] = [
         lambda: Metal(0).new_like(values),
         lambda: Evictable(Metal(0).new_like(values), CPU(0)),
     ]

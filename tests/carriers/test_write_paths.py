@@ -39,10 +39,10 @@ class IndexOnly:
         return "IndexOnly()"
 
 
-class SelfAstype(np.ndarray):  # type: ignore[type-arg]
+class SelfAstype(np.ndarray):
     """A user subclass whose ``astype`` returns itself (it must be read as plain data)."""
 
-    def astype(self, *args: Any, **kwargs: Any) -> SelfAstype:  # type: ignore[override]
+    def astype(self, *args: Any, **kwargs: Any) -> SelfAstype:
         return self
 
 
@@ -128,7 +128,7 @@ if WIDE_LONGDOUBLE:
     )
 
 
-def _typed_array(value: object) -> np.ndarray | None:  # type: ignore[type-arg]
+def _typed_array(value: object) -> np.ndarray | None:
     """``numpy.array([value])`` when NumPy infers a typed (non-object) array, else None.
 
     ``numpy.bool_`` is left out: a bool *array* is accepted on the vectorized path
@@ -185,7 +185,7 @@ def _new_like(wrap: Callable[[object], object]) -> Path:
     return path
 
 
-def _new_like_typed(make: Callable[[np.ndarray], object]) -> Path:  # type: ignore[type-arg]
+def _new_like_typed(make: Callable[[np.ndarray], object]) -> Path:
     def path(kind: Kind, dtype: DType, value: object) -> object:
         array = _typed_array(value)
         if array is None:
@@ -225,7 +225,7 @@ def _scatter(source_kind: Callable[[Kind], Callable[..., Carrier]]) -> Path:
     return path
 
 
-def _object_array(values: list[object]) -> np.ndarray:  # type: ignore[type-arg]
+def _object_array(values: list[object]) -> np.ndarray:
     array = np.empty(len(values), dtype=object)
     array[:] = values
     return array
@@ -295,7 +295,7 @@ def test_none_is_a_hole_only_in_new_like(
 
 def test_masked_elements_are_read_as_their_data(kind: Kind) -> None:
     """A mask is not a hole: masked elements store their underlying data (numpy.asarray)."""
-    masked = np.ma.array([1, 2, 3], mask=[0, 1, 0])
+    masked = np.ma.array([1, 2, 3], mask=[False, True, False])
     fresh = kind.make([], F32, True).new_like(masked)
     assert list(fresh) == [1.0, 2.0, 3.0]
     assert fresh[1] == 2.0

@@ -14,7 +14,7 @@ import pytest
 from stridewave import DType, DTypeCategory, SimpleDType
 
 # name -> (kind class, bits or None, supertype name or None)
-BUILTINS: dict[str, tuple[type, int | None, str | None]] = {
+BUILTINS: dict[str, tuple[type[DType], int | None, str | None]] = {
     "Any": (DTypeCategory, None, None),
     "Floating": (DTypeCategory, None, "Any"),
     "Integer": (DTypeCategory, None, "Any"),
@@ -56,6 +56,7 @@ def check_builtin_graph() -> None:
         assert DType.from_name(name) is obj
         assert obj.name == name
         if bits is not None:
+            assert isinstance(obj, SimpleDType)
             assert obj.bits == bits
         expected = None if supertype is None else vars(DType)[supertype]
         assert obj.supertype is expected

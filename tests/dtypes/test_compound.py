@@ -57,18 +57,22 @@ def test_scaled_dtype_models_mxfp8(unique_name: str) -> None:
 def test_scaled_dtype_structure_records_element_scale_and_block(unique_name: str) -> None:
     mx = ScaledDType(unique_name, element=DType.E4M3, scale=DType.E8M0, block=32)
     s = mx.structure()
+    planes = s[4]
+    assert isinstance(planes, tuple)
     assert s[0] == "compound"
     assert s[1] == unique_name
-    assert ("element", DType.E4M3.structure()) in s[4]
-    assert ("scale", DType.E8M0.structure()) in s[4]
-    assert ("block", 32) in s[4]
+    assert ("element", DType.E4M3.structure()) in planes
+    assert ("scale", DType.E8M0.structure()) in planes
+    assert ("block", 32) in planes
     assert s[3] == DType.Floating.structure()
 
 
 def test_scaled_dtype_with_whole_block(unique_name: str) -> None:
     mx = ScaledDType(unique_name, element=DType.E2M1, scale=DType.Float32, block=Whole)
     assert mx.block is Whole
-    assert ("block", Whole) in mx.structure()[4]
+    planes = mx.structure()[4]
+    assert isinstance(planes, tuple)
+    assert ("block", Whole) in planes
     assert pickle.loads(pickle.dumps(mx)) is mx
 
 

@@ -19,7 +19,7 @@ def test_bad_bits_message_names_value_expectation_and_fix(unique_name: str) -> N
 
 def test_non_category_supertype_message(unique_name: str) -> None:
     with pytest.raises(TypeError) as info:
-        SimpleDType(unique_name, bits=8, supertype=DType.Float32)
+        SimpleDType(unique_name, bits=8, supertype=DType.Float32)  # type: ignore[arg-type]
     text = str(info.value)
     assert "SimpleDType('Float32')" in text
     assert "DTypeCategory" in text

@@ -48,7 +48,9 @@ def test_opaque_storage_query_absent_on_extensions(unique_name: str) -> None:
 
 
 @pytest.mark.parametrize(("name", "spec"), list(BUILTINS.items()))
-def test_builtin_graph_is_exact(name: str, spec: tuple[type, int | None, str | None]) -> None:
+def test_builtin_graph_is_exact(
+    name: str, spec: tuple[type[DType], int | None, str | None]
+) -> None:
     kind, bits, supertype = spec
     dt = getattr(DType, name)
     assert type(dt) is kind
@@ -58,6 +60,7 @@ def test_builtin_graph_is_exact(name: str, spec: tuple[type, int | None, str | N
         assert not hasattr(dt, "bits")
     else:
         assert dt.is_simple()
+        assert isinstance(dt, SimpleDType)
         assert dt.bits == bits
         assert type(dt.bits) is int
     assert dt.supertype is (None if supertype is None else getattr(DType, supertype))
@@ -129,7 +132,7 @@ def test_reject_a_non_category_supertype(unique_name: str, supertype: object) ->
 
 def test_category_supertype_is_keyword_only(unique_name: str) -> None:
     with pytest.raises(TypeError):
-        DTypeCategory(unique_name, DType.Any)  # type: ignore[misc]
+        DTypeCategory(unique_name, DType.Any)  # type: ignore[call-arg]
     with pytest.raises(LookupError):
         DType.from_name(unique_name)
 
@@ -178,5 +181,5 @@ def test_concrete_subclass_must_be_one_kind() -> None:
 def test_abstract_keyword_must_be_bool() -> None:
     with pytest.raises(TypeError, match="True or False"):
 
-        class Odd(SimpleDType, abstract=0):  # type: ignore[arg-type]
+        class Odd(SimpleDType, abstract=0):
             pass

@@ -111,12 +111,12 @@ def test_shadowing_through_a_base_class_fails() -> None:
 
     with pytest.raises(TypeError, match=r"through base class \S*Mixin"):
 
-        class Bad(Mixin, SimpleDType, abstract=False):  # type: ignore[misc]
+        class Bad(Mixin, SimpleDType, abstract=False):
             pass
 
     with pytest.raises(TypeError, match="through base class"):
 
-        class Bad2(SimpleDType, Mixin, abstract=False):  # type: ignore[misc]
+        class Bad2(SimpleDType, Mixin, abstract=False):
             pass
 
 
@@ -180,7 +180,7 @@ def test_user_subclass_owned_members_are_protected_later() -> None:
             setattr(Mine, member, property(lambda self: 1))
         with pytest.raises(AttributeError):
             delattr(Mine, member)
-    Mine.note = "a user attribute of a user class is fine"  # type: ignore[attr-defined]
+    Mine.note = "a user attribute of a user class is fine"
     assert Mine.note == "a user attribute of a user class is fine"  # type: ignore[attr-defined]
     del Mine.note  # type: ignore[attr-defined]
 
@@ -188,5 +188,5 @@ def test_user_subclass_owned_members_are_protected_later() -> None:
 def test_model_classes_are_frozen_entirely() -> None:
     for cls in (DType, DTypeCategory, SimpleDType, CompoundDType, ScaledDType):
         with pytest.raises(AttributeError):
-            cls.anything = 1  # type: ignore[attr-defined]
+            cls.anything = 1
         assert "anything" not in vars(cls)

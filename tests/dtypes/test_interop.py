@@ -50,7 +50,7 @@ def test_bits_equal_the_mapped_width(name: str, np_type: type) -> None:
     dt = DType.from_name(name)
     assert isinstance(dt, SimpleDType)
     if name in MICROSCALING:
-        assert dt.bits == ml_dtypes.finfo(np_type).bits
+        assert dt.bits == ml_dtypes.finfo(np_type).bits  # type: ignore[no-untyped-call]
     else:
         assert dt.bits == np.dtype(np_type).itemsize * 8
 
@@ -94,10 +94,16 @@ def test_from_numpy_dtype_of_unmapped_dtype_raises_value_error(value: object) ->
         from_numpy_dtype(value)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("value", [None, object(), DType.Float32, 3.5])
+@pytest.mark.parametrize("value", [None, object(), DType.Any, 3.5])
 def test_from_numpy_dtype_of_non_dtype_like_raises_type_error(value: object) -> None:
-    with pytest.raises(TypeError, match="dtype-like"):
+    with pytest.raises(TypeError, match=r"dtype-like|no NumPy dtype"):
         from_numpy_dtype(value)  # type: ignore[arg-type]
+
+
+def test_a_mapped_descriptor_is_dtype_like_and_maps_back_to_itself() -> None:
+    # CONTRACT section 8: a simple descriptor with a NumPy mapping is a NumPy dtype-like.
+    assert from_numpy_dtype(DType.Float32) is DType.Float32  # type: ignore[arg-type]
+    assert from_numpy_dtype(DType.E4M3) is DType.E4M3  # type: ignore[arg-type]
 
 
 def test_from_numpy_dtype_accepts_strings() -> None:

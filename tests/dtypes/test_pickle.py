@@ -6,6 +6,7 @@ import pickle
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 
 import pytest
 
@@ -46,7 +47,7 @@ def test_pickle_returns_the_same_builtin_for_every_protocol(name: str, protocol:
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_pickle_returns_the_same_extension_for_every_protocol(
-    make_name,  # type: ignore[no-untyped-def]
+    make_name: Callable[[], str],
     protocol: int,
 ) -> None:
     cat = DTypeCategory(make_name(), supertype=DType.Floating)

@@ -25,7 +25,7 @@ class Ext(SimpleDType, abstract=False):
         self.ext = ext
 
     def structure_extension(self) -> tuple[object, ...]:
-        return self.ext  # type: ignore[no-any-return]
+        return self.ext  # type: ignore[return-value]
 
 
 def fresh() -> str:

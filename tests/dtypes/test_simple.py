@@ -48,7 +48,7 @@ def test_reject_an_invalid_width(unique_name: str, bits: object) -> None:
 
 
 def test_numpy_integer_width_is_accepted_as_exact_int(unique_name: str) -> None:
-    dt = SimpleDType(unique_name, bits=np.int64(16), supertype=DType.Floating)  # type: ignore[arg-type]
+    dt = SimpleDType(unique_name, bits=np.int64(16), supertype=DType.Floating)
     assert dt.bits == 16
     assert type(dt.bits) is int
 

@@ -276,6 +276,7 @@ def test_reject_an_unregistered_reference_rejected_plane(make_name) -> None:  # 
     with pytest.raises(RuntimeError):
         FailingSimple(make_name())
     rejected = captured.pop()
+    assert isinstance(rejected, SimpleDType)
     name = make_name()
     before = DType.registered()
     with pytest.raises(ValueError, match="rejected"):

@@ -44,7 +44,7 @@ REFERENCE_COMMIT = "7bc41952de394f5cc5e782baf132e7c7542eb4e4"
 def _grid(element: str) -> list[Fraction]:
     """Non-negative finite values of an element type, indexed by their code."""
     np_dtype = mx._format_of(mx.scaled_dtype(element), where="test").element
-    bits = int(ml_dtypes.finfo(np_dtype).bits)
+    bits = int(ml_dtypes.finfo(np_dtype).bits)  # type: ignore[no-untyped-call]
     values = np.arange(2 ** (bits - 1), dtype=np.uint8).view(np_dtype).astype(np.float64)
     return [Fraction(float(v)) for v in values if np.isfinite(v)]
 

@@ -10,12 +10,12 @@ import os
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 
 import numpy as np
 import pytest
 
 from stridewave import DType, FileBacked
-from stridewave.carriers import _file_backed
 from stridewave.carriers._file_backed import session_directory
 
 F32 = DType.Float32
@@ -75,7 +75,7 @@ def _full_disk(*args: object) -> None:
 def test_full_disk_on_allocate_and_resize_keeps_values(monkeypatch: pytest.MonkeyPatch) -> None:
     keep = FileBacked(dtype=F32).new_like([1.0, 2.0, 3.0])
     files = sorted(os.listdir(session_directory()))
-    monkeypatch.setattr(_file_backed.os, "posix_fallocate", _full_disk)
+    monkeypatch.setattr(os, "posix_fallocate", _full_disk)
     for action in (lambda: keep.allocate_like(10), lambda: keep.resize(10)):
         with pytest.raises(OSError, match="disk is full") as info:
             action()
@@ -92,7 +92,11 @@ def test_file_deleted_behind_the_library() -> None:
     os.unlink(carrier.path)
     carrier[0] = 7  # reads and writes go on in the mapping (documented)
     assert list(carrier) == [7, 2, 3] and view[0] == 7
-    for action, name in ((lambda: carrier.resize(5), "resize"), (carrier.flush, "flush")):
+    actions: tuple[tuple[Callable[[], object], str], ...] = (
+        (lambda: carrier.resize(5), "resize"),
+        (carrier.flush, "flush"),
+    )
+    for action, name in actions:
         with pytest.raises(FileNotFoundError, match="deleted or replaced") as info:
             action()
         assert info.value.errno == errno.ENOENT and name in str(info.value)

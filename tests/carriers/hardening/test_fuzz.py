@@ -160,6 +160,13 @@ def _call(target: Callable[..., Any], args: list[Any], kwargs: dict[str, Any]) -
 
 
 @pytest.fixture(autouse=True)
+def _private_cwd(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    # carrier.save(path) and FileBacked.open(path) take fuzzed relative paths: keep
+    # whatever a successful call writes out of the repository.
+    monkeypatch.chdir(tmp_path_factory.mktemp("fuzz-cwd"))
+
+
+@pytest.fixture(autouse=True)
 def _small_iteration_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     # An infinite iterator stops after this many items instead of 2**22.
     monkeypatch.setattr(_normalize, "ITERATION_LIMIT", 1000)

@@ -1,0 +1,970 @@
+"""The functions of :mod:`stridewave.array_api`, each delegated to its device's backend.
+
+Every function finds the device of its array arguments (mixing devices raises
+``ValueError``), reads them without a copy, calls the function of the same name
+in the backend namespace (``array_api_compat.numpy`` for host carriers, the MLX
+adapter :mod:`stridewave.array_api._mlx` for Metal) and adopts the result as a
+fresh carrier of that device. Nothing is computed here: the only work of our own
+is argument translation (dtype descriptors to backend dtypes, the namespace's
+default dtypes int32/float32) and narrowing a wider backend result (NumPy's
+``int64`` indices, ``float64`` quotients of integers) to int32/float32.
+"""
+
+from __future__ import annotations
+
+import builtins
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any, Final
+
+import numpy as np
+
+from stridewave.array_api import _dtypes
+from stridewave.array_api._array import (
+    Array,
+    Device,
+    as_array,
+    as_device,
+    backend_for,
+    common_device,
+    default_device,
+    read,
+    wrap,
+)
+from stridewave.dtypes import DType
+from stridewave.tensor import Tensor
+
+_P = inspect.Parameter
+_POS: Final = _P.POSITIONAL_ONLY
+_KW: Final = _P.KEYWORD_ONLY
+_PK: Final = _P.POSITIONAL_OR_KEYWORD
+
+_RAISES: Final = """
+    Raises
+    ------
+    ValueError
+        If array arguments live on different devices (move one with
+        ``x.to_device``), or the backend refuses the arguments (shapes, axes).
+    TypeError
+        If a dtype other than bool, int32 or float32 is requested, or an argument
+        has an unsupported type.
+    RuntimeError
+        If an array's carrier is released.
+"""
+
+
+def _document(func: Callable[..., Any], summary: str, returns: str = "Array") -> None:
+    """Give ``func`` a numpydoc docstring built from its signature."""
+    sig = inspect.signature(func)
+    params = []
+    for name, param in sig.parameters.items():
+        star = "*" if param.kind is _P.VAR_POSITIONAL else ""
+        kind = "array" if name in ("x", "x1", "x2", "arrays", "condition", "indices") else "object"
+        if param.default is not _P.empty:
+            kind += f", optional (default {param.default!r})"
+        params.append(f"    {star}{name} : {kind}\n        See the array API standard 2024.12.")
+    body = "\n".join(params) if params else "    None"
+    func.__doc__ = (
+        f"{summary}\n\n    Array API standard 2024.12 ``{func.__name__}``, delegated to NumPy "
+        "(through\n    array_api_compat) for host carriers and to ``mlx.core`` for Metal.\n\n"
+        f"    Parameters\n    ----------\n{body}\n\n    Returns\n    -------\n    {returns}\n"
+        "        On the arguments' device, in a fresh carrier of its kind (or a view of\n"
+        f"        an argument's carrier where the backend returns a view).\n{_RAISES}"
+    )
+
+
+def _document_all(pairs: Sequence[tuple[Callable[..., Any], str]]) -> None:
+    """Document each ``(function, summary)`` pair (see :func:`_document`)."""
+    for func, summary in pairs:
+        _document(func, summary)
+
+
+# -- the dispatch core --------------------------------------------------------------------
+
+
+def _device_of_args(values: Sequence[object], device: object = None) -> Device:
+    found = common_device(_flat(values))
+    if device is not None:
+        wanted = as_device(device)
+        if found is not None and wanted != found:
+            raise ValueError(
+                f"device={wanted!r} was requested for arrays on {found!r}; move them with "
+                "x.to_device first."
+            )
+        return wanted
+    return found if found is not None else default_device()
+
+
+def _flat(values: Sequence[object]) -> list[object]:
+    out: list[object] = []
+    for value in values:
+        if isinstance(value, (list, tuple)):
+            out.extend(value)
+        else:
+            out.append(value)
+    return out
+
+
+def _apply(
+    name: str,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any] | None = None,
+    *,
+    sub: str | None = None,
+    device: Device | None = None,
+) -> Any:
+    """Delegate ``name`` to the backend of the arguments' device and wrap the result."""
+    kwargs = kwargs or {}
+    if device is None:
+        device = _device_of_args(list(args) + list(kwargs.values()))
+    sources: list[Tensor] = []
+
+    def convert(value: Any) -> Any:
+        if isinstance(value, Tensor):
+            sources.append(value)
+            return read(value, device)
+        if isinstance(value, (list, tuple)) and builtins.any(isinstance(v, Tensor) for v in value):
+            return type(value)(convert(v) for v in value)
+        return value
+
+    call_args = [convert(a) for a in args]
+    call_kwargs = {k: convert(v) for k, v in kwargs.items()}
+    backend = backend_for(device)
+    namespace = backend.ns if sub is None else getattr(backend.ns, sub)
+    result = getattr(namespace, name)(*call_args, **call_kwargs)
+    return wrap(result, device, tuple(sources))
+
+
+def _one(
+    name: str,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any] | None = None,
+    *,
+    sub: str | None = None,
+    device: Device | None = None,
+) -> Array:
+    """:func:`_apply` for functions that return one array."""
+    result: Array = _apply(name, args, kwargs, sub=sub, device=device)
+    return result
+
+
+def _one_wrap(result: Any, device: Device) -> Array:
+    """:func:`wrap` for one backend array."""
+    out: Array = wrap(result, device)
+    return out
+
+
+def _unary(name: str, summary: str) -> Callable[[Any], Array]:
+    rounding = name in ("ceil", "floor", "round", "trunc")
+
+    def func(x: Any, /) -> Array:
+        if not isinstance(x, Tensor):
+            raise TypeError(f"{name} expects an array, got {type(x).__name__} {x!r}.")
+        device = x._device if type(x) is Array else _device_of_args((x,))
+        backend = backend_for(device)
+        if rounding and x.dtype is not DType.Float32:
+            # Rounding an integer is the identity (the standard keeps the dtype);
+            # NumPy would answer in float64.
+            return _one_wrap(backend.cast(read(x, device), x.dtype), device)
+        return _one_wrap(getattr(backend.ns, name)(read(x, device)), device)
+
+    func.__name__ = func.__qualname__ = name
+    func.__signature__ = inspect.Signature([_P("x", _POS)])  # type: ignore[attr-defined]
+    _document(func, summary)
+    return func
+
+
+def _binary(name: str, summary: str) -> Callable[[Any, Any], Array]:
+    def func(x1: Any, x2: Any, /) -> Array:
+        if isinstance(x1, Tensor):
+            device = x1._device if type(x1) is Array else _device_of_args((x1,))
+            if isinstance(x2, Tensor):
+                other = x2._device if type(x2) is Array else _device_of_args((x2,))
+                if other != device:
+                    raise ValueError(
+                        f"{name}: arrays on different devices ({device!r} and {other!r}); "
+                        "move one with x.to_device first."
+                    )
+                b: Any = read(x2, device)
+            else:
+                b = _scalar_operand(name, x2)
+            a: Any = read(x1, device)
+        elif isinstance(x2, Tensor):
+            device = x2._device if type(x2) is Array else _device_of_args((x2,))
+            a = _scalar_operand(name, x1)
+            b = read(x2, device)
+        else:
+            raise TypeError(
+                f"{name} needs at least one array argument; got {type(x1).__name__} and "
+                f"{type(x2).__name__}."
+            )
+        backend = backend_for(device)
+        return _one_wrap(getattr(backend.ns, name)(a, b), device)
+
+    func.__name__ = func.__qualname__ = name
+    func.__signature__ = inspect.Signature([_P("x1", _POS), _P("x2", _POS)])  # type: ignore[attr-defined]
+    _document(func, summary)
+    return func
+
+
+def _scalar_operand(name: str, value: object) -> object:
+    if isinstance(value, (bool, int, float)):
+        return value
+    raise TypeError(
+        f"{name}: operands must be arrays or Python scalars (bool, int, float); got "
+        f"{type(value).__name__} {value!r}."
+    )
+
+
+# -- elementwise functions ----------------------------------------------------------------
+
+_UNARY: Final = {
+    "abs": "Absolute value, elementwise.",
+    "acos": "Inverse cosine, elementwise.",
+    "acosh": "Inverse hyperbolic cosine, elementwise.",
+    "asin": "Inverse sine, elementwise.",
+    "asinh": "Inverse hyperbolic sine, elementwise.",
+    "atan": "Inverse tangent, elementwise.",
+    "atanh": "Inverse hyperbolic tangent, elementwise.",
+    "bitwise_invert": "Bitwise NOT, elementwise.",
+    "ceil": "Round towards +infinity, elementwise.",
+    "conj": "Complex conjugate (the identity for real dtypes), elementwise.",
+    "cos": "Cosine, elementwise.",
+    "cosh": "Hyperbolic cosine, elementwise.",
+    "exp": "Exponential, elementwise.",
+    "expm1": "``exp(x) - 1``, elementwise.",
+    "floor": "Round towards -infinity, elementwise.",
+    "imag": "Imaginary part (zero for real dtypes), elementwise.",
+    "isfinite": "Whether each element is finite.",
+    "isinf": "Whether each element is infinite.",
+    "isnan": "Whether each element is NaN.",
+    "log": "Natural logarithm, elementwise.",
+    "log1p": "``log(1 + x)``, elementwise.",
+    "log2": "Base-2 logarithm, elementwise.",
+    "log10": "Base-10 logarithm, elementwise.",
+    "logical_not": "Logical NOT, elementwise.",
+    "negative": "Numerical negative, elementwise.",
+    "positive": "Numerical positive (a copy), elementwise.",
+    "real": "Real part (the identity for real dtypes), elementwise.",
+    "reciprocal": "``1 / x``, elementwise.",
+    "round": "Round to the nearest integer (half to even), elementwise.",
+    "sign": "Sign (-1, 0, 1), elementwise.",
+    "signbit": "Whether the sign bit is set, elementwise.",
+    "sin": "Sine, elementwise.",
+    "sinh": "Hyperbolic sine, elementwise.",
+    "square": "``x * x``, elementwise.",
+    "sqrt": "Square root, elementwise.",
+    "tan": "Tangent, elementwise.",
+    "tanh": "Hyperbolic tangent, elementwise.",
+    "trunc": "Round towards zero, elementwise.",
+}
+
+_BINARY: Final = {
+    "add": "Sum ``x1 + x2``, elementwise.",
+    "atan2": "Inverse tangent of ``x1 / x2`` by quadrant, elementwise.",
+    "bitwise_and": "Bitwise AND, elementwise.",
+    "bitwise_left_shift": "Shift the bits of ``x1`` left by ``x2``, elementwise.",
+    "bitwise_or": "Bitwise OR, elementwise.",
+    "bitwise_right_shift": "Shift the bits of ``x1`` right by ``x2``, elementwise.",
+    "bitwise_xor": "Bitwise XOR, elementwise.",
+    "copysign": "``x1`` with the sign of ``x2``, elementwise.",
+    "divide": "Quotient ``x1 / x2``, elementwise.",
+    "equal": "Whether ``x1 == x2``, elementwise.",
+    "floor_divide": "Floored quotient ``x1 // x2``, elementwise.",
+    "greater": "Whether ``x1 > x2``, elementwise.",
+    "greater_equal": "Whether ``x1 >= x2``, elementwise.",
+    "hypot": "``sqrt(x1**2 + x2**2)``, elementwise.",
+    "less": "Whether ``x1 < x2``, elementwise.",
+    "less_equal": "Whether ``x1 <= x2``, elementwise.",
+    "logaddexp": "``log(exp(x1) + exp(x2))``, elementwise.",
+    "logical_and": "Logical AND, elementwise.",
+    "logical_or": "Logical OR, elementwise.",
+    "logical_xor": "Logical XOR, elementwise.",
+    "maximum": "Larger of ``x1`` and ``x2`` (NaN propagates), elementwise.",
+    "minimum": "Smaller of ``x1`` and ``x2`` (NaN propagates), elementwise.",
+    "multiply": "Product ``x1 * x2``, elementwise.",
+    "nextafter": "Next representable value after ``x1`` towards ``x2``, elementwise.",
+    "not_equal": "Whether ``x1 != x2``, elementwise.",
+    "pow": "``x1`` raised to ``x2``, elementwise.",
+    "remainder": "Remainder of ``x1 / x2`` with the sign of ``x2``, elementwise.",
+    "subtract": "Difference ``x1 - x2``, elementwise.",
+}
+
+for _name, _summary in _UNARY.items():
+    globals()[_name] = _unary(_name, _summary)
+for _name, _summary in _BINARY.items():
+    globals()[_name] = _binary(_name, _summary)
+
+# Names the generated globals above bind, for type checkers and the operators.
+abs: Callable[[Any], Array]
+acos: Callable[[Any], Array]
+acosh: Callable[[Any], Array]
+asin: Callable[[Any], Array]
+asinh: Callable[[Any], Array]
+atan: Callable[[Any], Array]
+atanh: Callable[[Any], Array]
+bitwise_invert: Callable[[Any], Array]
+ceil: Callable[[Any], Array]
+conj: Callable[[Any], Array]
+cos: Callable[[Any], Array]
+cosh: Callable[[Any], Array]
+exp: Callable[[Any], Array]
+expm1: Callable[[Any], Array]
+floor: Callable[[Any], Array]
+imag: Callable[[Any], Array]
+isfinite: Callable[[Any], Array]
+isinf: Callable[[Any], Array]
+isnan: Callable[[Any], Array]
+log: Callable[[Any], Array]
+log1p: Callable[[Any], Array]
+log2: Callable[[Any], Array]
+log10: Callable[[Any], Array]
+logical_not: Callable[[Any], Array]
+negative: Callable[[Any], Array]
+positive: Callable[[Any], Array]
+real: Callable[[Any], Array]
+reciprocal: Callable[[Any], Array]
+round: Callable[[Any], Array]
+sign: Callable[[Any], Array]
+signbit: Callable[[Any], Array]
+sin: Callable[[Any], Array]
+sinh: Callable[[Any], Array]
+square: Callable[[Any], Array]
+sqrt: Callable[[Any], Array]
+tan: Callable[[Any], Array]
+tanh: Callable[[Any], Array]
+trunc: Callable[[Any], Array]
+add: Callable[[Any, Any], Array]
+atan2: Callable[[Any, Any], Array]
+bitwise_and: Callable[[Any, Any], Array]
+bitwise_left_shift: Callable[[Any, Any], Array]
+bitwise_or: Callable[[Any, Any], Array]
+bitwise_right_shift: Callable[[Any, Any], Array]
+bitwise_xor: Callable[[Any, Any], Array]
+copysign: Callable[[Any, Any], Array]
+divide: Callable[[Any, Any], Array]
+equal: Callable[[Any, Any], Array]
+floor_divide: Callable[[Any, Any], Array]
+greater: Callable[[Any, Any], Array]
+greater_equal: Callable[[Any, Any], Array]
+hypot: Callable[[Any, Any], Array]
+less: Callable[[Any, Any], Array]
+less_equal: Callable[[Any, Any], Array]
+logaddexp: Callable[[Any, Any], Array]
+logical_and: Callable[[Any, Any], Array]
+logical_or: Callable[[Any, Any], Array]
+logical_xor: Callable[[Any, Any], Array]
+maximum: Callable[[Any, Any], Array]
+minimum: Callable[[Any, Any], Array]
+multiply: Callable[[Any, Any], Array]
+nextafter: Callable[[Any, Any], Array]
+not_equal: Callable[[Any, Any], Array]
+pow: Callable[[Any, Any], Array]
+remainder: Callable[[Any, Any], Array]
+subtract: Callable[[Any, Any], Array]
+
+
+def clip(x: Any, /, min: Any = None, max: Any = None) -> Array:
+    return _one("clip", (x,), {"min": min, "max": max})
+
+
+_document(clip, "Clamp each element to ``[min, max]``.")
+
+
+# -- creation -----------------------------------------------------------------------------
+
+
+def _creation_device(device: object) -> Device:
+    return default_device() if device is None else as_device(device)
+
+
+def _dtype_or(dtype: object, default: DType) -> DType:
+    return default if dtype is None else _dtypes.as_dtype(dtype)
+
+
+def _infer_dtype(value: object) -> DType:
+    if isinstance(value, (bool, np.bool_)):
+        return DType.Bool
+    if isinstance(value, (int, np.integer)):
+        return DType.Int32
+    if isinstance(value, (float, np.floating)):
+        return DType.Float32
+    raise TypeError(
+        f"cannot infer an array dtype from {type(value).__name__} {value!r}; pass a bool, "
+        "int or float (complex numbers have no dtype here)."
+    )
+
+
+def _check_shape(shape: object) -> tuple[int, ...]:
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
+        return (int(shape),)
+    if isinstance(shape, (tuple, list)):
+        return tuple(int(s) for s in shape)
+    raise TypeError(f"shape must be an int or a tuple of ints, got {shape!r}.")
+
+
+def _create(name: str, args: tuple[Any, ...], dtype: DType, device: Device, **kwargs: Any) -> Array:
+    backend = backend_for(device)
+    return _one_wrap(
+        getattr(backend.ns, name)(*args, dtype=backend.backend_dtype(dtype), **kwargs), device
+    )
+
+
+def zeros(shape: Any, *, dtype: Any = None, device: Any = None) -> Array:
+    return _create(
+        "zeros", (_check_shape(shape),), _dtype_or(dtype, DType.Float32), _creation_device(device)
+    )
+
+
+def ones(shape: Any, *, dtype: Any = None, device: Any = None) -> Array:
+    return _create(
+        "ones", (_check_shape(shape),), _dtype_or(dtype, DType.Float32), _creation_device(device)
+    )
+
+
+def empty(shape: Any, *, dtype: Any = None, device: Any = None) -> Array:
+    return _create(
+        "empty", (_check_shape(shape),), _dtype_or(dtype, DType.Float32), _creation_device(device)
+    )
+
+
+def full(shape: Any, fill_value: Any, *, dtype: Any = None, device: Any = None) -> Array:
+    chosen = _dtype_or(dtype, _infer_dtype(fill_value))
+    _check_fill(fill_value, chosen)
+    return _create("full", (_check_shape(shape), fill_value), chosen, _creation_device(device))
+
+
+def _check_fill(value: object, dtype: DType) -> None:
+    if isinstance(value, Tensor):
+        return
+    if (
+        dtype is DType.Int32
+        and isinstance(value, int)
+        and not isinstance(value, bool)
+        and not -(2**31) <= value < 2**31
+    ):
+        raise OverflowError(f"fill value {value} is out of the int32 range.")
+
+
+def _like_device(x: Any, device: object) -> Device:
+    return _device_of_args((x,)) if device is None else as_device(device)
+
+
+def zeros_like(x: Any, /, *, dtype: Any = None, device: Any = None) -> Array:
+    return zeros(x.shape, dtype=_dtype_or(dtype, x.dtype), device=_like_device(x, device))
+
+
+def ones_like(x: Any, /, *, dtype: Any = None, device: Any = None) -> Array:
+    return ones(x.shape, dtype=_dtype_or(dtype, x.dtype), device=_like_device(x, device))
+
+
+def empty_like(x: Any, /, *, dtype: Any = None, device: Any = None) -> Array:
+    return empty(x.shape, dtype=_dtype_or(dtype, x.dtype), device=_like_device(x, device))
+
+
+def full_like(x: Any, /, fill_value: Any, *, dtype: Any = None, device: Any = None) -> Array:
+    return full(
+        x.shape, fill_value, dtype=_dtype_or(dtype, x.dtype), device=_like_device(x, device)
+    )
+
+
+def eye(
+    n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: Any = None, device: Any = None
+) -> Array:
+    return _create(
+        "eye", (n_rows, n_cols), _dtype_or(dtype, DType.Float32), _creation_device(device), k=k
+    )
+
+
+def arange(
+    start: Any, /, stop: Any = None, step: Any = 1, *, dtype: Any = None, device: Any = None
+) -> Array:
+    ints = builtins.all(
+        isinstance(v, int) and not isinstance(v, bool) for v in (start, stop, step) if v is not None
+    )
+    chosen = _dtype_or(dtype, DType.Int32 if ints else DType.Float32)
+    return _create("arange", (start, stop, step), chosen, _creation_device(device))
+
+
+def linspace(
+    start: Any,
+    stop: Any,
+    /,
+    num: int,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    endpoint: bool = True,
+) -> Array:
+    chosen = _dtype_or(dtype, DType.Float32)
+    return _create(
+        "linspace", (start, stop, num), chosen, _creation_device(device), endpoint=endpoint
+    )
+
+
+def meshgrid(*arrays: Any, indexing: str = "xy") -> list[Array]:
+    return list(_apply("meshgrid", arrays, {"indexing": indexing}))
+
+
+def tril(x: Any, /, *, k: int = 0) -> Array:
+    return _one("tril", (x,), {"k": k})
+
+
+def triu(x: Any, /, *, k: int = 0) -> Array:
+    return _one("triu", (x,), {"k": k})
+
+
+def asarray(
+    obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | None = None
+) -> Array:
+    wanted = None if dtype is None else _dtypes.as_dtype(dtype)
+    if isinstance(obj, Tensor):
+        x = as_array(obj)
+        target = x._device if device is None else as_device(device)
+        same = (wanted is None or wanted is x.dtype) and target == x._device
+        if same and not copy:
+            return x
+        if copy is False:
+            raise ValueError(
+                f"asarray(copy=False) cannot give {wanted or x.dtype!r} on {target!r} from an "
+                f"array of {x.dtype!r} on {x._device!r} without a copy."
+            )
+        moved = x.to_device(target) if target != x._device else x
+        if moved is not x and (wanted is None or wanted is moved.dtype):
+            return moved
+        return astype(moved, wanted if wanted is not None else x.dtype, copy=True)
+    target = _creation_device(device)
+    if copy is False:
+        return _share(obj, wanted, target)
+    values = _to_numpy(obj, wanted)
+    backend = backend_for(target)
+    return _one_wrap(backend.asarray(values, _dtypes.from_numpy(values.dtype)), target)
+
+
+def _share(obj: Any, wanted: DType | None, target: Device) -> Array:
+    """``asarray(copy=False)``: share a NumPy (or buffer) object's memory on CPU."""
+    from stridewave.carriers import CPU
+
+    if target.kind != "CPU":
+        raise ValueError(f"asarray(copy=False) can share memory only on CPU, not {target!r}.")
+    try:
+        array = np.asarray(obj) if not isinstance(obj, (list, tuple, bool, int, float)) else None
+    except (TypeError, ValueError):
+        array = None
+    if (
+        array is None
+        or _dtypes.from_numpy(array.dtype) is None
+        or (wanted is not None and _dtypes.from_numpy(array.dtype) is not wanted)
+        or not array.flags.c_contiguous
+    ):
+        raise ValueError(
+            f"asarray(copy=False) cannot share the memory of {type(obj).__name__}: it needs a "
+            "C-contiguous NumPy array or buffer of bool, int32 or float32."
+        )
+    carrier = CPU.from_numpy(array.reshape(-1), mutable=bool(array.flags.writeable))
+    from stridewave.array_api._array import _make, contiguous_layout
+
+    return _make(carrier, contiguous_layout(array.shape), 0, target)
+
+
+def _to_numpy(obj: Any, wanted: DType | None) -> np.ndarray[Any, Any]:
+    """Convert an array-like to NumPy with the namespace's dtype rules."""
+    if isinstance(obj, (list, tuple)) and builtins.any(
+        isinstance(v, Tensor) for v in _flat(list(obj))
+    ):
+        obj = _nested_to_numpy(obj)
+    if wanted is not None:
+        if isinstance(obj, (bool, int, float)):
+            _check_fill(obj, wanted)
+        array = np.asarray(obj)
+        if array.dtype.kind == "c":
+            raise TypeError("complex values have no dtype in stridewave.array_api.")
+        if (
+            wanted is DType.Int32
+            and array.dtype.kind in "iu"
+            and array.size
+            and (array.min() < -(2**31) or array.max() >= 2**31)
+        ):
+            raise OverflowError("values out of the int32 range.")
+        return np.asarray(array, dtype=_dtypes.numpy_dtype(wanted))
+    array = np.asarray(obj)
+    found = _dtypes.from_numpy(array.dtype)
+    if found is not None:
+        return array
+    if array.dtype.kind in "iu":
+        if array.size and (array.min() < -(2**31) or array.max() >= 2**31):
+            raise OverflowError(
+                f"integer values out of the int32 range cannot make an int32 array: {obj!r}."
+            )
+        return array.astype(np.int32)
+    if array.dtype.kind == "f":
+        return array.astype(np.float32)
+    if array.dtype.kind == "b":
+        return array.astype(np.bool_)
+    raise TypeError(
+        f"cannot make an array of bool, int32 or float32 from {type(obj).__name__} "
+        f"(NumPy reads it as {array.dtype})."
+    )
+
+
+def _nested_to_numpy(obj: Any) -> Any:
+    if isinstance(obj, Tensor):
+        return np.asarray(as_array(obj))
+    if isinstance(obj, (list, tuple)):
+        return [_nested_to_numpy(v) for v in obj]
+    return obj
+
+
+def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Array:
+    if isinstance(x, Tensor):
+        return asarray(x, device=device, copy=copy)
+    target = _creation_device(device)
+    if target.kind != "Metal":
+        array = np.from_dlpack(x, copy=copy) if copy is not None else np.from_dlpack(x)
+        return asarray(array, device=target, copy=copy is not False)
+    return asarray(np.from_dlpack(x), device=target)
+
+
+_document_all(
+    (
+        (zeros, "An array of zeros."),
+        (ones, "An array of ones."),
+        (empty, "An uninitialized array (zeros on carriers that always initialize)."),
+        (full, "An array filled with ``fill_value``."),
+        (zeros_like, "Zeros shaped like ``x``."),
+        (ones_like, "Ones shaped like ``x``."),
+        (empty_like, "An uninitialized array shaped like ``x``."),
+        (full_like, "``fill_value`` shaped like ``x``."),
+        (eye, "A 2-D array with ones on the ``k``-th diagonal."),
+        (arange, "Evenly spaced values in ``[start, stop)``."),
+        (linspace, "``num`` evenly spaced values over ``[start, stop]``."),
+        (tril, "The lower triangle of (a stack of) matrices."),
+        (triu, "The upper triangle of (a stack of) matrices."),
+        (asarray, "Convert ``obj`` to an array (a Tensor is wrapped without a copy)."),
+        (from_dlpack, "An array from a DLPack-capable object."),
+    )
+)
+_document(meshgrid, "Coordinate matrices from coordinate vectors.", returns="list of Array")
+
+
+# -- data type functions ------------------------------------------------------------------
+
+
+def astype(x: Any, dtype: Any, /, *, copy: bool = True, device: Any = None) -> Array:
+    target = _dtypes.as_dtype(dtype)
+    array: Array = as_array(x)
+    if device is not None and as_device(device) != array._device:
+        array = array.to_device(device)
+    if target is array.dtype and not copy:
+        return array
+    x = array
+    backend = backend_for(x._device)
+    return _one_wrap(backend.cast(read(x, x._device), target), x._device)
+
+
+_document(astype, "A copy of ``x`` cast to ``dtype``.")
+can_cast = _dtypes.can_cast
+finfo = _dtypes.finfo
+iinfo = _dtypes.iinfo
+isdtype = _dtypes.isdtype
+result_type = _dtypes.result_type
+
+
+# -- linear algebra in the main namespace -------------------------------------------------
+
+
+def matmul(x1: Any, x2: Any, /) -> Array:
+    if not (isinstance(x1, Tensor) and isinstance(x2, Tensor)):
+        raise TypeError("matmul needs two arrays.")
+    return _one("matmul", (x1, x2))
+
+
+def matrix_transpose(x: Any, /) -> Array:
+    return _one("matrix_transpose", (x,))
+
+
+def tensordot(x1: Any, x2: Any, /, *, axes: Any = 2) -> Array:
+    return _one("tensordot", (x1, x2), {"axes": axes})
+
+
+def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> Array:
+    return _one("vecdot", (x1, x2), {"axis": axis})
+
+
+_document_all(
+    (
+        (matmul, "Matrix product of (stacks of) matrices and vectors."),
+        (matrix_transpose, "Transpose the last two axes (a view on host carriers)."),
+        (tensordot, "Tensor contraction over ``axes``."),
+        (vecdot, "Vector dot product over ``axis``."),
+    )
+)
+
+
+# -- manipulation -------------------------------------------------------------------------
+
+
+def broadcast_arrays(*arrays: Any) -> list[Array]:
+    return list(_apply("broadcast_arrays", arrays))
+
+
+def broadcast_to(x: Any, /, shape: Any) -> Array:
+    return _one("broadcast_to", (x, tuple(shape)))
+
+
+def concat(arrays: Any, /, *, axis: int | None = 0) -> Array:
+    arrays = list(arrays)
+    dtype = _dtypes.result_type(*arrays)
+    device = _device_of_args(arrays)
+    cast = [a if a.dtype is dtype else astype(a, dtype) for a in arrays]
+    return _one("concat", (cast,), {"axis": axis}, device=device)
+
+
+def expand_dims(x: Any, /, axis: int = 0) -> Array:
+    return _one("expand_dims", (x,), {"axis": axis})
+
+
+def flip(x: Any, /, *, axis: Any = None) -> Array:
+    return _one("flip", (x,), {"axis": axis})
+
+
+def moveaxis(x: Any, source: Any, destination: Any, /) -> Array:
+    return _one("moveaxis", (x, source, destination))
+
+
+def permute_dims(x: Any, /, axes: Any) -> Array:
+    return _one("permute_dims", (x, tuple(axes)))
+
+
+def repeat(x: Any, repeats: Any, /, *, axis: int | None = None) -> Array:
+    return _one("repeat", (x, repeats), {"axis": axis})
+
+
+def reshape(x: Any, /, shape: Any, *, copy: bool | None = None) -> Array:
+    return _one("reshape", (x, tuple(shape)), {"copy": copy})
+
+
+def roll(x: Any, /, shift: Any, *, axis: Any = None) -> Array:
+    return _one("roll", (x, shift), {"axis": axis})
+
+
+def squeeze(x: Any, /, axis: Any) -> Array:
+    return _one("squeeze", (x,), {"axis": axis})
+
+
+def stack(arrays: Any, /, *, axis: int = 0) -> Array:
+    arrays = list(arrays)
+    dtype = _dtypes.result_type(*arrays)
+    device = _device_of_args(arrays)
+    cast = [a if a.dtype is dtype else astype(a, dtype) for a in arrays]
+    return _one("stack", (cast,), {"axis": axis}, device=device)
+
+
+def tile(x: Any, repetitions: Any, /) -> Array:
+    return _one("tile", (x, tuple(repetitions)))
+
+
+def unstack(x: Any, /, *, axis: int = 0) -> tuple[Array, ...]:
+    return tuple(_apply("unstack", (x,), {"axis": axis}))
+
+
+_document_all(
+    (
+        (broadcast_to, "Broadcast ``x`` to ``shape`` (a view on host carriers)."),
+        (concat, "Join arrays along an existing axis."),
+        (expand_dims, "Insert an axis of extent one."),
+        (flip, "Reverse the order of elements along ``axis``."),
+        (moveaxis, "Move axes to new positions."),
+        (permute_dims, "Permute the axes (a view on host carriers)."),
+        (repeat, "Repeat each element."),
+        (reshape, "Give a new shape to the values."),
+        (roll, "Roll elements along ``axis``."),
+        (squeeze, "Remove axes of extent one."),
+        (stack, "Join arrays along a new axis."),
+        (tile, "Repeat the whole array."),
+    )
+)
+_document(broadcast_arrays, "Broadcast arrays against each other.", returns="list of Array")
+_document(unstack, "Split into arrays along ``axis``.", returns="tuple of Array")
+
+
+# -- searching, sorting, sets -------------------------------------------------------------
+
+
+def argmax(x: Any, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
+    return _one("argmax", (x,), {"axis": axis, "keepdims": keepdims})
+
+
+def argmin(x: Any, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
+    return _one("argmin", (x,), {"axis": axis, "keepdims": keepdims})
+
+
+def count_nonzero(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Array:
+    return _one("count_nonzero", (x,), {"axis": axis, "keepdims": keepdims})
+
+
+def nonzero(x: Any, /) -> tuple[Array, ...]:
+    if isinstance(x, Tensor) and len(x.shape) == 0:
+        raise ValueError("nonzero needs an array with at least one axis.")
+    return tuple(_apply("nonzero", (x,)))
+
+
+def searchsorted(x1: Any, x2: Any, /, *, side: str = "left", sorter: Any = None) -> Array:
+    return _one("searchsorted", (x1, x2), {"side": side, "sorter": sorter})
+
+
+def where(condition: Any, x1: Any, x2: Any, /) -> Array:
+    return _one("where", (condition, x1, x2))
+
+
+def argsort(x: Any, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
+    return _one("argsort", (x,), {"axis": axis, "descending": descending, "stable": stable})
+
+
+def sort(x: Any, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
+    return _one("sort", (x,), {"axis": axis, "descending": descending, "stable": stable})
+
+
+def unique_all(x: Any, /) -> Any:
+    return _apply("unique_all", (x,))
+
+
+def unique_counts(x: Any, /) -> Any:
+    return _apply("unique_counts", (x,))
+
+
+def unique_inverse(x: Any, /) -> Any:
+    return _apply("unique_inverse", (x,))
+
+
+def unique_values(x: Any, /) -> Array:
+    return _one("unique_values", (x,))
+
+
+def take(x: Any, indices: Any, /, *, axis: int | None = None) -> Array:
+    return _one("take", (x, indices), {"axis": axis})
+
+
+def take_along_axis(x: Any, indices: Any, /, *, axis: int = -1) -> Array:
+    return _one("take_along_axis", (x, indices), {"axis": axis})
+
+
+_document_all(
+    (
+        (argmax, "Index of the largest element (first occurrence)."),
+        (argmin, "Index of the smallest element (first occurrence)."),
+        (count_nonzero, "Number of non-zero elements."),
+        (searchsorted, "Insertion indices of ``x2`` into the sorted ``x1``."),
+        (where, "``x1`` where ``condition`` holds, else ``x2``."),
+        (argsort, "Indices that sort ``x`` along ``axis``."),
+        (sort, "Sorted copy of ``x`` along ``axis``."),
+        (unique_values, "Unique elements."),
+        (take, "Elements at ``indices`` along ``axis``."),
+        (take_along_axis, "Elements at ``indices`` matched along ``axis``."),
+    )
+)
+_document(
+    nonzero, "Indices of the non-zero elements, one array per axis.", returns="tuple of Array"
+)
+_document(
+    unique_all, "Unique elements, first indices, inverse indices and counts.", returns="namedtuple"
+)
+_document(unique_counts, "Unique elements and their counts.", returns="namedtuple")
+_document(unique_inverse, "Unique elements and inverse indices.", returns="namedtuple")
+
+
+# -- statistics and utilities -------------------------------------------------------------
+
+
+def _acc_dtype(x: Any, dtype: object) -> Any:
+    chosen = (
+        _dtypes.as_dtype(dtype)
+        if dtype is not None
+        else (DType.Float32 if x.dtype is DType.Float32 else DType.Int32)
+    )
+    return backend_for(_device_of_args((x,))).backend_dtype(chosen)
+
+
+def cumulative_sum(
+    x: Any, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False
+) -> Array:
+    return _one(
+        "cumulative_sum",
+        (x,),
+        {"axis": axis, "dtype": _acc_dtype(x, dtype), "include_initial": include_initial},
+    )
+
+
+def cumulative_prod(
+    x: Any, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False
+) -> Array:
+    return _one(
+        "cumulative_prod",
+        (x,),
+        {"axis": axis, "dtype": _acc_dtype(x, dtype), "include_initial": include_initial},
+    )
+
+
+def sum(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Array:
+    return _one("sum", (x,), {"axis": axis, "dtype": _acc_dtype(x, dtype), "keepdims": keepdims})
+
+
+def prod(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Array:
+    return _one("prod", (x,), {"axis": axis, "dtype": _acc_dtype(x, dtype), "keepdims": keepdims})
+
+
+def max(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Array:
+    return _one("max", (x,), {"axis": axis, "keepdims": keepdims})
+
+
+def min(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Array:
+    return _one("min", (x,), {"axis": axis, "keepdims": keepdims})
+
+
+def mean(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Array:
+    return _one("mean", (x,), {"axis": axis, "keepdims": keepdims})
+
+
+def std(x: Any, /, *, axis: Any = None, correction: float = 0.0, keepdims: bool = False) -> Array:
+    return _one("std", (x,), {"axis": axis, "correction": correction, "keepdims": keepdims})
+
+
+def var(x: Any, /, *, axis: Any = None, correction: float = 0.0, keepdims: bool = False) -> Array:
+    return _one("var", (x,), {"axis": axis, "correction": correction, "keepdims": keepdims})
+
+
+def all(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Array:
+    return _one("all", (x,), {"axis": axis, "keepdims": keepdims})
+
+
+def any(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Array:
+    return _one("any", (x,), {"axis": axis, "keepdims": keepdims})
+
+
+def diff(
+    x: Any, /, *, axis: int = -1, n: int = 1, prepend: Any = None, append: Any = None
+) -> Array:
+    kwargs: dict[str, Any] = {"axis": axis, "n": n}
+    if prepend is not None:
+        kwargs["prepend"] = prepend
+    if append is not None:
+        kwargs["append"] = append
+    return _one("diff", (x,), kwargs)
+
+
+_document_all(
+    (
+        (cumulative_sum, "Cumulative sum along ``axis``."),
+        (cumulative_prod, "Cumulative product along ``axis``."),
+        (sum, "Sum of the elements (int32 and bool sum to int32)."),
+        (prod, "Product of the elements (int32 and bool multiply to int32)."),
+        (max, "Largest element."),
+        (min, "Smallest element."),
+        (mean, "Arithmetic mean."),
+        (std, "Standard deviation."),
+        (var, "Variance."),
+        (all, "Whether every element is true."),
+        (any, "Whether some element is true."),
+        (diff, "``n``-th forward difference along ``axis``."),
+    )
+)

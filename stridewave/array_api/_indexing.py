@@ -1,0 +1,239 @@
+"""``__getitem__``/``__setitem__`` of :class:`~stridewave.array_api.Array`.
+
+Basic indexing (integers, slices, ``...``, ``None``) is pure geometry on the
+Tensor's Layout: the result shares the carrier, with a new offset, shape and
+strides (no backend call, the same on every device). Boolean masks and integer
+arrays go to the backend (NumPy, or MLX where it can) and give fresh arrays.
+Every ``__setitem__`` is one ``Carrier.scatter``.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import numpy as np
+
+from stridewave.array_api import _array
+from stridewave.array_api._array import (
+    Array,
+    backend_for,
+    contiguous_layout,
+    read,
+    wrap,
+    write,
+)
+from stridewave.dtypes import DType
+from stridewave.layout import Layout
+from stridewave.tensor import Tensor
+
+__all__ = ["getitem", "setitem"]
+
+_Geometry = tuple[tuple[int, ...], tuple[int, ...], int]
+
+
+def _as_int(item: object) -> int | None:
+    """Return ``item`` as an integer index, or ``None`` if it is not one."""
+    if isinstance(item, (bool, np.bool_)):
+        return None
+    if isinstance(item, int):
+        return item
+    if isinstance(item, np.integer):
+        return int(item)
+    if isinstance(item, Tensor) and item.dtype is DType.Int32 and item.shape == ():
+        return operator.index(_array.as_array(item))
+    return None
+
+
+def _slice_index(value: object, what: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        raise IndexError(f"slice {what} must be an integer or None, got {value!r}.")
+    try:
+        return operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        raise IndexError(f"slice {what} must be an integer or None, got {value!r}.") from None
+
+
+def basic_geometry(
+    shape: tuple[int, ...], strides: tuple[int, ...], offset: int, key: tuple[Any, ...]
+) -> _Geometry | None:
+    """Return ``(shape, strides, offset)`` of ``view[key]``, or ``None`` if ``key`` is not basic.
+
+    Raises
+    ------
+    IndexError
+        If an integer is out of range, there are more indices than axes, or more
+        than one ellipsis.
+    """
+    items: list[tuple[str, Any]] = []
+    ellipses = 0
+    for item in key:
+        if item is None:
+            items.append(("new", None))
+        elif item is Ellipsis:
+            ellipses += 1
+            items.append(("ellipsis", None))
+        elif isinstance(item, slice):
+            items.append(
+                (
+                    "slice",
+                    slice(
+                        _slice_index(item.start, "start"),
+                        _slice_index(item.stop, "stop"),
+                        _slice_index(item.step, "step"),
+                    ),
+                )
+            )
+        else:
+            index = _as_int(item)
+            if index is None:
+                return None
+            items.append(("int", index))
+    if ellipses > 1:
+        raise IndexError(f"an index can have at most one ellipsis (...); got {key!r}.")
+    used = sum(1 for kind, _ in items if kind in ("int", "slice"))
+    ndim = len(shape)
+    if used > ndim:
+        raise IndexError(
+            f"too many indices: the array has {ndim} axes but the key {key!r} indexes {used}."
+        )
+    if ellipses == 0:
+        items.append(("ellipsis", None))
+    out_shape: list[int] = []
+    out_strides: list[int] = []
+    axis = 0
+    empty = False
+    for kind, value in items:
+        if kind == "new":
+            out_shape.append(1)
+            out_strides.append(0)
+        elif kind == "ellipsis":
+            for _ in range(ndim - used):
+                out_shape.append(shape[axis])
+                out_strides.append(strides[axis])
+                axis += 1
+        elif kind == "int":
+            extent = shape[axis]
+            if not -extent <= value < extent:
+                raise IndexError(
+                    f"index {value} is out of bounds for axis {axis} with size {extent}."
+                )
+            offset += (value % extent) * strides[axis]
+            axis += 1
+        else:
+            if value.step == 0:
+                raise IndexError("slice step cannot be zero.")
+            start, stop, step = value.indices(shape[axis])
+            length = len(range(start, stop, step))
+            if length:
+                offset += start * strides[axis]
+            else:
+                empty = True
+            out_shape.append(length)
+            out_strides.append(step * strides[axis])
+            axis += 1
+    if empty:
+        offset = 0
+    return tuple(out_shape), tuple(out_strides), offset
+
+
+def _key_tuple(key: object) -> tuple[Any, ...]:
+    return key if isinstance(key, tuple) else (key,)
+
+
+def _backend_key(key: tuple[Any, ...], device: _array.Device) -> tuple[Any, ...]:
+    out = []
+    for item in key:
+        if isinstance(item, Tensor):
+            if _array.device_of(item) != device:
+                raise ValueError(
+                    f"the index array is on {_array.device_of(item)!r} but the array on "
+                    f"{device!r}; move it with .to_device()."
+                )
+            out.append(read(item, device))
+        else:
+            out.append(item)
+    return tuple(out)
+
+
+def getitem(x: Array, key: object) -> Array:
+    """Return ``x[key]``: a view for basic keys, a fresh array otherwise."""
+    key_t = _key_tuple(key)
+    layout = x.layout
+    geometry = basic_geometry(layout.shape, layout.strides, x._offset, key_t)
+    if geometry is not None:
+        shape, strides, offset = geometry
+        if strides == contiguous_layout(shape).strides:
+            view_layout = contiguous_layout(shape)
+        else:
+            view_layout = Layout(shape, strides)
+        carrier = x._carrier
+        assert carrier is not None
+        return _array._make(carrier, view_layout, offset, x._device)
+    device = x._device
+    backend = backend_for(device)
+    return backend.getitem(read(x, device), _backend_key(key_t, device), device)  # type: ignore[no-any-return]
+
+
+def _value_for(x: Array, value: object) -> Any:
+    """Return ``value`` as a backend array of ``x``'s dtype (checking compatibility)."""
+    device = x._device
+    backend = backend_for(device)
+    dtype = x.dtype
+    if isinstance(value, Tensor):
+        if _array.device_of(value) != device:
+            raise ValueError(
+                f"cannot assign an array on {_array.device_of(value)!r} into one on "
+                f"{device!r}; move it with .to_device()."
+            )
+        from stridewave.array_api._dtypes import as_dtype, result_type
+
+        if result_type(as_dtype(value.dtype), dtype) is not dtype:
+            raise TypeError(
+                f"cannot assign {value.dtype!r} values into a {dtype!r} array without "
+                "losing information; cast with xp.astype first."
+            )
+        return backend.astype(read(value, device), dtype)
+    if isinstance(value, (bool, np.bool_)):
+        ok = True
+    elif isinstance(value, (int, np.integer)):
+        ok = dtype is not DType.Bool
+    elif isinstance(value, (float, np.floating)):
+        ok = dtype is DType.Float32
+    else:
+        ok = False
+    if not ok:
+        raise TypeError(
+            f"cannot assign {type(value).__name__} {value!r} into a {dtype!r} array; pass a "
+            "Python scalar of the array's kind or an array."
+        )
+    if isinstance(value, (bool, np.bool_)) and dtype is not DType.Bool:
+        raise TypeError(f"cannot assign the bool {value!r} into a {dtype!r} array.")
+    return backend.scalar(value, dtype)
+
+
+def setitem(x: Array, key: object, value: object) -> None:
+    """Do ``x[key] = value`` as one scatter into ``x``'s carrier (one version step)."""
+    key_t = _key_tuple(key)
+    layout = x.layout
+    carrier = x._carrier
+    assert carrier is not None
+    carrier_live = not carrier.is_released()
+    if not carrier_live:
+        raise RuntimeError(f"cannot assign into {x!r}: its carrier {carrier!r} is released.")
+    device = x._device
+    source = _value_for(x, value)
+    geometry = basic_geometry(layout.shape, layout.strides, x._offset, key_t)
+    backend = backend_for(device)
+    if geometry is not None:
+        shape, strides, offset = geometry
+        values = backend.broadcast_to(source, shape)
+        write(x, device, shape, strides, offset, values)
+        return
+    updated = backend.set_advanced(read(x, device), _backend_key(key_t, device), source)
+    write(x, device, layout.shape, layout.strides, x._offset, updated)
+
+
+_ = wrap

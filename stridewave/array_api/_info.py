@@ -1,0 +1,118 @@
+"""``__array_namespace_info__``: what :mod:`stridewave.array_api` offers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from stridewave.array_api import _dtypes
+from stridewave.array_api._array import (
+    CPU_DEVICE,
+    FILE_DEVICE,
+    GENERIC_DEVICE,
+    METAL_DEVICE,
+    Device,
+    as_device,
+    default_device,
+)
+from stridewave.dtypes import DType
+
+__all__ = ["Info", "__array_namespace_info__"]
+
+
+class Info:
+    """The inspection object the array API standard asks for (``__array_namespace_info__``)."""
+
+    __module__ = "stridewave.array_api"
+
+    def capabilities(self) -> dict[str, Any]:
+        """Return the optional capabilities.
+
+        Returns
+        -------
+        dict
+            ``"boolean indexing"`` and ``"data-dependent shapes"`` are ``True`` (on
+            Metal they are computed by NumPy on a host copy, see docs/array-api.md);
+            ``"max dimensions"`` is ``None`` (no limit of our own).
+        """
+        return {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": None}
+
+    def default_device(self) -> Device:
+        """Return the default device (see :func:`stridewave.array_api.set_default_device`).
+
+        Returns
+        -------
+        Device
+        """
+        return default_device()
+
+    def devices(self) -> list[Device]:
+        """Return the devices usable here: CPU, FileBacked, Generic, and Metal if MLX runs.
+
+        Returns
+        -------
+        list of Device
+        """
+        from stridewave.carriers._metal import metal_runtime
+
+        found = [CPU_DEVICE, FILE_DEVICE, GENERIC_DEVICE]
+        if metal_runtime()[0]:
+            found.append(METAL_DEVICE)
+        return found
+
+    def default_dtypes(self, *, device: object = None) -> dict[str, Any]:
+        """Return the default dtypes (the same on every device).
+
+        Parameters
+        ----------
+        device : Device, optional
+            Checked, then ignored.
+
+        Returns
+        -------
+        dict
+            ``real floating``: float32; ``integral`` and ``indexing``: int32;
+            ``complex floating``: ``None`` (no complex dtype).
+        """
+        if device is not None:
+            as_device(device)
+        return {
+            "real floating": DType.Float32,
+            "complex floating": None,
+            "integral": DType.Int32,
+            "indexing": DType.Int32,
+        }
+
+    def dtypes(self, *, device: object = None, kind: Any = None) -> dict[str, Any]:
+        """Return the dtypes of this namespace, optionally of one kind.
+
+        Parameters
+        ----------
+        device : Device, optional
+            Checked, then ignored (every device has the three dtypes).
+        kind : str or tuple of str, optional
+            A kind as :func:`stridewave.array_api.isdtype` takes it.
+
+        Returns
+        -------
+        dict
+            Name to dtype.
+        """
+        if device is not None:
+            as_device(device)
+        return {
+            name: dtype
+            for name, dtype in _dtypes.DTYPES.items()
+            if kind is None or _dtypes.isdtype(dtype, kind)
+        }
+
+
+def __array_namespace_info__() -> Info:
+    """Return the inspection object of :mod:`stridewave.array_api` (array API standard).
+
+    Returns
+    -------
+    Info
+        ``capabilities()``, ``default_device()``, ``devices()``,
+        ``default_dtypes()`` and ``dtypes()``.
+    """
+    return Info()

@@ -1,0 +1,833 @@
+"""The Metal backend of :mod:`stridewave.array_api`: ``mlx.core`` behind the standard's names.
+
+MLX is not imported by this module: it gets ``mlx.core`` from the Metal carrier
+module's lazy import point (:func:`stridewave.carriers._metal._import_mlx`), so
+the Metal carrier module stays the only one that imports MLX. Every operation
+runs on the MLX device the Metal carriers use (``STRIDEWAVE_METAL_DEVICE``).
+
+Where MLX has the function, the call is a rename or an argument translation
+(``arccos`` for ``acos``, ``ddof`` for ``correction`` ...). Where MLX has no
+function, or none with the standard's semantics (data-dependent output shapes
+such as ``nonzero``, ``unique_*`` and boolean-mask indexing; ``copysign``,
+``hypot``, ``nextafter``, ``signbit``; the factorizations MLX lacks), the call is
+delegated to NumPy (``array_api_compat.numpy``) on a host copy and the result is
+moved back to the device. docs/array-api.md lists those functions.
+
+Zero-copy bridge to the carrier: :meth:`MLXBackend.read` uses the Metal carrier's
+live MLX array (``Metal._mx_array``), :meth:`MLXBackend.adopt` hands a fresh MLX
+result to ``Metal._adopt``, which evaluates it and takes it as storage without a
+copy. These two private accesses are the whole contact with the carrier internals.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from collections.abc import Callable, Iterator
+from typing import Any, Final
+
+import numpy as np
+
+from stridewave.array_api import _dtypes
+from stridewave.array_api._array import (
+    Array,
+    Device,
+    _make,
+    contiguous_layout,
+    wrap,
+)
+from stridewave.carriers import Evictable, Metal
+from stridewave.carriers._metal import _import_mlx, _select_device
+from stridewave.dtypes import DType
+from stridewave.tensor import Tensor
+
+__all__ = ["MLXBackend"]
+
+
+class _Device:
+    """The MLX device of the Metal carriers, chosen once per process setting."""
+
+    key: str | None = None
+    device: Any = None
+    name: str = ""
+
+
+def _mlx_device() -> tuple[Any, str]:
+    import os
+
+    from stridewave.carriers._metal import DEVICE_ENV
+
+    key = os.environ.get(DEVICE_ENV, "")
+    if _Device.key != key or _Device.device is None:
+        _Device.device, _Device.name = _select_device(_import_mlx())
+        _Device.key = key
+    return _Device.device, _Device.name
+
+
+def _storage(carrier: Any) -> Any:
+    """Return the live 1-D MLX array of a Metal carrier (an Evictable: of its primary)."""
+    if isinstance(carrier, Evictable):
+        if carrier.is_evicted():
+            np.asarray(carrier)  # pages the values back in (carrier rule)
+        carrier = carrier.primary
+    if not isinstance(carrier, Metal):
+        raise TypeError(f"{carrier!r} is not a Metal carrier.")
+    array = carrier._mx_array
+    if array is None:
+        raise RuntimeError(
+            f"cannot read {carrier!r}: it is released and has no storage (carrier rule)."
+        )
+    return array
+
+
+class MLXBackend:
+    """Compute for the Metal device: ``mlx.core`` on the Metal carriers' MLX device."""
+
+    name: Final = "mlx"
+
+    def __init__(self) -> None:
+        self.mx = _import_mlx()
+        mx = self.mx
+        self._to_mx: dict[DType, Any] = {
+            DType.Float32: mx.float32,
+            DType.Int32: mx.int32,
+            DType.Bool: mx.bool_,
+        }
+        self._from_mx: dict[Any, DType] = {v: k for k, v in self._to_mx.items()}
+        self.ns = _Namespace(self)
+
+    @contextlib.contextmanager
+    def stream(self) -> Iterator[None]:
+        """Run the enclosed MLX calls on the Metal carriers' device."""
+        device, _name = _mlx_device()
+        with self.mx.stream(device):
+            yield
+
+    # -- reading and adopting ------------------------------------------------------------
+
+    def read(self, tensor: Tensor) -> Any:
+        """Return the Tensor's logical values as an MLX array (no host copy)."""
+        storage = _storage(tensor._carrier)
+        layout = tensor._layout
+        assert layout is not None
+        offset = tensor._offset
+        size = int(storage.shape[0])
+        if layout.size and (offset + layout.min_index < 0 or offset + layout.max_index >= size):
+            raise IndexError(
+                f"{tensor!r} addresses slots outside its carrier of {size} slots (the "
+                "carrier shrank after the view was made)."
+            )
+        if layout.strides == contiguous_layout(layout.shape).strides:
+            if offset == 0 and layout.size == size:
+                return storage.reshape(layout.shape)
+            return storage[offset : offset + layout.size].reshape(layout.shape)
+        return self.mx.as_strided(storage, layout.shape, layout.strides, offset)
+
+    def is_array(self, value: object) -> bool:
+        """Return whether ``value`` is an MLX array."""
+        return isinstance(value, self.mx.array)
+
+    def dtype(self, array: Any) -> DType:
+        """Return the namespace dtype an MLX result narrows to."""
+        found = self._from_mx.get(array.dtype)
+        if found is not None:
+            return found
+        mx = self.mx
+        if array.dtype == mx.bool_:
+            return DType.Bool
+        if mx.issubdtype(array.dtype, mx.integer):
+            return DType.Int32
+        if mx.issubdtype(array.dtype, mx.floating):
+            return DType.Float32
+        raise TypeError(
+            f"MLX returned dtype {array.dtype}, which stridewave.array_api cannot hold "
+            "(bool, int32 and float32 only)."
+        )
+
+    def adopt(self, result: Any, device: Device) -> Array:
+        """Adopt an MLX result as a fresh Metal carrier (no copy once evaluated)."""
+        dtype = self.dtype(result)
+        if result.dtype != self._to_mx[dtype]:
+            with self.stream():
+                result = result.astype(self._to_mx[dtype])
+        shape = tuple(result.shape)
+        with self.stream():
+            flat = result.reshape(-1)
+        mx_device, name = _mlx_device()
+        carrier = Metal.__new__(Metal)
+        carrier._adopt(flat, mx_device, name, dtype, mutable=True)
+        return _make(carrier, contiguous_layout(shape), 0, device)
+
+    # -- conversions ----------------------------------------------------------------------
+
+    def backend_dtype(self, dtype: DType) -> Any:
+        """Return the MLX dtype of a namespace dtype."""
+        return self._to_mx[dtype]
+
+    def asarray(self, values: Any, dtype: DType | None) -> Any:
+        """Move NumPy values to the device as an MLX array of ``dtype``."""
+        array = np.asarray(values)
+        if dtype is not None:
+            array = array.astype(_dtypes.numpy_dtype(dtype), copy=False)
+        if not array.flags.c_contiguous:
+            array = np.array(array, order="C")  # (ascontiguousarray would make 0-d 1-d)
+        with self.stream():
+            return self.mx.array(array)
+
+    def from_numpy(self, values: Any) -> Any:
+        """Move a NumPy result to the device."""
+        return self.asarray(values, None)
+
+    def to_numpy(self, array: Any) -> Any:
+        """Return a NumPy copy of an MLX array."""
+        self.mx.eval(array)
+        return np.array(array, copy=True)
+
+    def cast(self, array: Any, dtype: DType) -> Any:
+        """Return ``array`` cast to ``dtype`` (a new MLX array)."""
+        with self.stream():
+            return self.mx.array(array).astype(self._to_mx[dtype])
+
+    def astype(self, array: Any, dtype: DType) -> Any:
+        """Return ``array`` as ``dtype`` (itself when it already is)."""
+        if array.dtype == self._to_mx[dtype]:
+            return array
+        with self.stream():
+            return array.astype(self._to_mx[dtype])
+
+    def scalar(self, value: object, dtype: DType) -> Any:
+        """Return a 0-d MLX array of ``dtype`` holding ``value``."""
+        with self.stream():
+            return self.mx.array(value, dtype=self._to_mx[dtype])
+
+    def broadcast_to(self, array: Any, shape: tuple[int, ...]) -> Any:
+        """Broadcast ``array`` to ``shape`` (ValueError if it cannot)."""
+        try:
+            with self.stream():
+                return self.mx.broadcast_to(array, shape)
+        except Exception as exc:
+            raise ValueError(f"cannot broadcast shape {tuple(array.shape)} to {shape}.") from exc
+
+    # -- indexing and writes ----------------------------------------------------------------
+
+    def getitem(self, array: Any, key: tuple[Any, ...], device: Device) -> Any:
+        """Advanced indexing: integer arrays on MLX, anything else through NumPy."""
+        mx = self.mx
+        if len(key) == 1 and isinstance(key[0], mx.array) and key[0].dtype != mx.bool_:
+            with self.stream():
+                return wrap(array[key[0]], device)
+        host_key = tuple(self.to_numpy(k) if isinstance(k, mx.array) else k for k in key)
+        return wrap(self.from_numpy(self.to_numpy(array)[host_key]), device)
+
+    def set_advanced(self, array: Any, key: tuple[Any, ...], values: Any) -> Any:
+        """Return a copy of ``array`` with ``values`` written at the advanced ``key``."""
+        mx = self.mx
+        host = self.to_numpy(array)
+        host_key = tuple(self.to_numpy(k) if isinstance(k, mx.array) else k for k in key)
+        host[host_key] = self.to_numpy(values)
+        return self.from_numpy(host)
+
+    def source_carrier(self, values: Any, shape: tuple[int, ...], dtype: DType) -> Metal:
+        """Return a Metal carrier holding ``values`` broadcast to ``shape`` (scatter source)."""
+        with self.stream():
+            flat = self.mx.broadcast_to(self.astype(values, dtype), shape).reshape(-1)
+            flat = self.mx.array(flat)
+        mx_device, name = _mlx_device()
+        carrier = Metal.__new__(Metal)
+        carrier._adopt(flat, mx_device, name, dtype, mutable=False)
+        return carrier
+
+    def dlpack(self, array: Any, **kwargs: Any) -> Any:
+        """Return the MLX array's DLPack capsule."""
+        self.mx.eval(array)
+        return self.mx.array(array).__dlpack__(**kwargs)
+
+    def dlpack_device(self, array: Any) -> tuple[int, int]:
+        """Return the MLX array's DLPack device."""
+        device: tuple[int, int] = tuple(array.__dlpack_device__())
+        return device
+
+
+def _to_host(backend: MLXBackend, value: Any) -> Any:
+    mx = backend.mx
+    if isinstance(value, mx.array):
+        return backend.to_numpy(value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_to_host(backend, v) for v in value)
+    if isinstance(value, dict):
+        return {k: _to_host(backend, v) for k, v in value.items()}
+    if isinstance(value, mx.Dtype):
+        return _dtypes.numpy_dtype(backend._from_mx[value])
+    return value
+
+
+def _to_device(backend: MLXBackend, value: Any) -> Any:
+    if isinstance(value, (np.ndarray, np.generic)):
+        array = np.asarray(value)
+        dtype = _dtypes.from_numpy(array.dtype) or _dtypes.narrow(array.dtype)
+        return backend.asarray(array, dtype)
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return type(value)(*(_to_device(backend, v) for v in value))
+    if isinstance(value, (list, tuple)):
+        return type(value)(_to_device(backend, v) for v in value)
+    return value
+
+
+class _Namespace:
+    """The array API functions over MLX arrays (what ``backend.ns`` is for Metal)."""
+
+    def __init__(self, backend: MLXBackend) -> None:
+        self._backend = backend
+        self.linalg = _Sub(backend, "linalg", _LINALG)
+        self.fft = _Sub(backend, "fft", _FFT)
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        func = _build(self._backend, name, _MAIN)
+        setattr(self, name, func)
+        return func
+
+
+class _Sub:
+    def __init__(self, backend: MLXBackend, sub: str, table: dict[str, Any]) -> None:
+        self._backend = backend
+        self._sub = sub
+        self._table = table
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        func = _build(self._backend, name, self._table, sub=self._sub)
+        setattr(self, name, func)
+        return func
+
+
+def _build(
+    backend: MLXBackend, name: str, table: dict[str, Any], sub: str | None = None
+) -> Callable[..., Any]:
+    """Return the MLX implementation of ``name`` (or the NumPy host delegation)."""
+    mx = backend.mx
+
+    def host(*args: Any, **kwargs: Any) -> Any:
+        import array_api_compat.numpy as cnp
+
+        namespace: Any = cnp if sub is None else getattr(cnp, sub)
+        result = getattr(namespace, name)(
+            *_to_host(backend, list(args)), **_to_host(backend, kwargs)
+        )
+        return _to_device(backend, result)
+
+    host.__name__ = name
+    entry = table.get(name, _HOST)
+    if entry is _HOST:
+        return host
+    impl: Callable[..., Any] = entry(mx) if callable(entry) else getattr(mx, entry)
+
+    @functools.wraps(impl)
+    def on_device(*args: Any, **kwargs: Any) -> Any:
+        try:
+            with backend.stream():
+                return impl(*args, **kwargs)
+        except _NeedsHost:
+            return host(*args, **kwargs)
+
+    return on_device
+
+
+_HOST: Final = object()
+
+
+def _sum_like(name: str) -> Callable[[Any], Callable[..., Any]]:
+    def make(mx: Any) -> Callable[..., Any]:
+        def func(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
+            if dtype is not None:
+                x = x.astype(dtype)
+            return getattr(mx, name)(x, axis=axis, keepdims=keepdims)
+
+        return func
+
+    return make
+
+
+def _reduce(name: str) -> Callable[[Any], Callable[..., Any]]:
+    def make(mx: Any) -> Callable[..., Any]:
+        def func(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+            return getattr(mx, name)(x, axis=axis, keepdims=keepdims)
+
+        return func
+
+    return make
+
+
+def _moment(name: str) -> Callable[[Any], Callable[..., Any]]:
+    def make(mx: Any) -> Callable[..., Any]:
+        def func(x: Any, axis: Any = None, correction: float = 0.0, keepdims: bool = False) -> Any:
+            return getattr(mx, name)(x, axis=axis, keepdims=keepdims, ddof=int(correction))
+
+        return func
+
+    return make
+
+
+def _cumulative(name: str, initial: int) -> Callable[[Any], Callable[..., Any]]:
+    def make(mx: Any) -> Callable[..., Any]:
+        def func(x: Any, axis: Any = None, dtype: Any = None, include_initial: bool = False) -> Any:
+            if axis is None:
+                if x.ndim > 1:
+                    raise ValueError("axis is required for arrays of more than one axis.")
+                axis = 0
+            if dtype is not None:
+                x = x.astype(dtype)
+            out = getattr(mx, name)(x, axis=axis)
+            if include_initial:
+                shape = list(x.shape)
+                shape[axis] = 1
+                out = mx.concatenate([mx.full(shape, initial, dtype=out.dtype), out], axis=axis)
+            return out
+
+        return func
+
+    return make
+
+
+def _arg(name: str) -> Callable[[Any], Callable[..., Any]]:
+    def make(mx: Any) -> Callable[..., Any]:
+        def func(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+            return getattr(mx, name)(x, axis=axis, keepdims=keepdims).astype(mx.int32)
+
+        return func
+
+    return make
+
+
+def _zeros_like(name: str) -> Callable[[Any], Callable[..., Any]]:
+    def make(mx: Any) -> Callable[..., Any]:
+        def func(shape: Any, dtype: Any = None) -> Any:
+            return getattr(mx, name)(shape, dtype=dtype)
+
+        return func
+
+    return make
+
+
+def _arange(mx: Any) -> Callable[..., Any]:
+    def func(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None) -> Any:
+        if stop is None:
+            start, stop = 0, start
+        return mx.arange(start, stop, step, dtype=dtype)
+
+    return func
+
+
+def _linspace(mx: Any) -> Callable[..., Any]:
+    def func(start: Any, stop: Any, num: int, dtype: Any = None, endpoint: bool = True) -> Any:
+        if endpoint:
+            return mx.linspace(start, stop, num, dtype=dtype)
+        return mx.linspace(start, stop, num + 1, dtype=dtype)[:-1]
+
+    return func
+
+
+def _eye(mx: Any) -> Callable[..., Any]:
+    def func(n_rows: int, n_cols: int | None = None, k: int = 0, dtype: Any = None) -> Any:
+        return mx.eye(n_rows, n_cols, k, dtype=dtype)
+
+    return func
+
+
+def _full(mx: Any) -> Callable[..., Any]:
+    def func(shape: Any, fill_value: Any, dtype: Any = None) -> Any:
+        return mx.full(shape, fill_value, dtype=dtype)
+
+    return func
+
+
+def _positive(mx: Any) -> Callable[..., Any]:
+    return lambda x: mx.array(x)
+
+
+def _clip(mx: Any) -> Callable[..., Any]:
+    def func(x: Any, min: Any = None, max: Any = None) -> Any:
+        if min is None and max is None:
+            return mx.array(x)
+        out = mx.clip(x, min, max)
+        return out.astype(x.dtype) if out.dtype != x.dtype else out
+
+    return func
+
+
+def _concat(mx: Any) -> Callable[..., Any]:
+    def func(arrays: Any, axis: Any = 0) -> Any:
+        if axis is None:
+            return mx.concatenate([a.reshape(-1) for a in arrays], axis=0)
+        return mx.concatenate(list(arrays), axis=axis)
+
+    return func
+
+
+def _stack(mx: Any) -> Callable[..., Any]:
+    return lambda arrays, axis=0: mx.stack(list(arrays), axis=axis)
+
+
+def _reshape(mx: Any) -> Callable[..., Any]:
+    return lambda x, shape, copy=None: mx.reshape(x, shape)
+
+
+def _flip(mx: Any) -> Callable[..., Any]:
+    def func(x: Any, axis: Any = None) -> Any:
+        if axis is None:
+            axis = tuple(range(x.ndim))
+        if isinstance(axis, int):
+            axis = (axis,)
+        index = [slice(None)] * x.ndim
+        for a in axis:
+            index[a] = slice(None, None, -1)
+        return x[tuple(index)]
+
+    return func
+
+
+def _permute(mx: Any) -> Callable[..., Any]:
+    return lambda x, axes: mx.transpose(x, axes)
+
+
+def _matrix_transpose(mx: Any) -> Callable[..., Any]:
+    def func(x: Any) -> Any:
+        if x.ndim < 2:
+            raise ValueError("matrix_transpose needs at least two axes.")
+        return mx.swapaxes(x, -1, -2)
+
+    return func
+
+
+def _squeeze(mx: Any) -> Callable[..., Any]:
+    def func(x: Any, axis: Any) -> Any:
+        axes = (axis,) if isinstance(axis, int) else tuple(axis)
+        for a in axes:
+            if x.shape[a] != 1:
+                raise ValueError(f"cannot squeeze axis {a} of extent {x.shape[a]}.")
+        return mx.squeeze(x, axis=axes)
+
+    return func
+
+
+def _expand_dims(mx: Any) -> Callable[..., Any]:
+    def func(x: Any, axis: int = 0) -> Any:
+        if not -x.ndim - 1 <= axis <= x.ndim:
+            raise IndexError(f"axis {axis} is out of range for {x.ndim + 1} axes.")
+        return mx.expand_dims(x, axis)
+
+    return func
+
+
+def _unstack(mx: Any) -> Callable[..., Any]:
+    def func(x: Any, axis: int = 0) -> tuple[Any, ...]:
+        return tuple(mx.take(x, i, axis=axis) for i in range(x.shape[axis]))
+
+    return func
+
+
+def _moveaxis(mx: Any) -> Callable[..., Any]:
+    def func(x: Any, source: Any, destination: Any) -> Any:
+        ndim = x.ndim
+        src = [source] if isinstance(source, int) else list(source)
+        dst = [destination] if isinstance(destination, int) else list(destination)
+        if len(src) != len(dst):
+            raise ValueError("moveaxis: source and destination need as many axes.")
+        src = [a % ndim if -ndim <= a < ndim else _axis_error(a, ndim) for a in src]
+        dst = [a % ndim if -ndim <= a < ndim else _axis_error(a, ndim) for a in dst]
+        if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+            raise ValueError("moveaxis: repeated axis.")
+        order = [a for a in range(ndim) if a not in src]
+        for d, s in sorted(zip(dst, src, strict=True)):
+            order.insert(d, s)
+        return mx.transpose(x, order)
+
+    return func
+
+
+def _axis_error(axis: int, ndim: int) -> int:
+    raise IndexError(f"axis {axis} is out of range for {ndim} axes.")
+
+
+def _roll(mx: Any) -> Callable[..., Any]:
+    return lambda x, shift, axis=None: mx.roll(x, shift, axis=axis)
+
+
+def _tile(mx: Any) -> Callable[..., Any]:
+    return lambda x, repetitions: mx.tile(x, list(repetitions))
+
+
+def _repeat(mx: Any) -> Callable[..., Any]:
+    def func(x: Any, repeats: Any, axis: Any = None) -> Any:
+        if isinstance(repeats, mx.array):
+            raise _NeedsHost
+        if axis is None:
+            x = x.reshape(-1)
+            axis = 0
+        return mx.repeat(x, repeats, axis=axis)
+
+    return func
+
+
+class _NeedsHost(Exception):
+    """Raised inside an MLX implementation to delegate one call to NumPy instead."""
+
+
+def _take(mx: Any) -> Callable[..., Any]:
+    def func(x: Any, indices: Any, axis: Any = None) -> Any:
+        if axis is None:
+            if x.ndim != 1:
+                raise ValueError("take needs axis= for arrays of more than one axis.")
+            axis = 0
+        return mx.take(x, indices, axis=axis)
+
+    return func
+
+
+def _take_along_axis(mx: Any) -> Callable[..., Any]:
+    return lambda x, indices, axis=-1: mx.take_along_axis(x, indices, axis=axis)
+
+
+def _where(mx: Any) -> Callable[..., Any]:
+    return lambda condition, x1, x2: mx.where(condition, x1, x2)
+
+
+def _sort(mx: Any) -> Callable[..., Any]:
+    def func(x: Any, axis: int = -1, descending: bool = False, stable: bool = True) -> Any:
+        out = mx.sort(x, axis=axis)
+        if descending:
+            index = [slice(None)] * x.ndim
+            index[axis] = slice(None, None, -1)
+            out = out[tuple(index)]
+        return out
+
+    return func
+
+
+def _argsort(mx: Any) -> Callable[..., Any]:
+    def func(x: Any, axis: int = -1, descending: bool = False, stable: bool = True) -> Any:
+        if not descending:
+            return mx.argsort(x, axis=axis).astype(mx.int32)
+        index = [slice(None)] * x.ndim
+        index[axis] = slice(None, None, -1)
+        flipped = mx.argsort(x[tuple(index)], axis=axis).astype(mx.int32)
+        n = x.shape[axis]
+        return (n - 1 - flipped)[tuple(index)]
+
+    return func
+
+
+def _vecdot(mx: Any) -> Callable[..., Any]:
+    def func(x1: Any, x2: Any, axis: int = -1) -> Any:
+        if x1.shape[axis] != x2.shape[axis]:
+            raise ValueError("vecdot: the contracted axes differ in extent.")
+        return mx.sum(x1 * x2, axis=axis)
+
+    return func
+
+
+def _inexact(mx: Any, *arrays: Any) -> None:
+    """MLX multiplies matrices of floating dtypes only: hand integer ones to NumPy."""
+    if any(not mx.issubdtype(a.dtype, mx.floating) for a in arrays):
+        raise _NeedsHost
+
+
+def _matmul(mx: Any) -> Callable[..., Any]:
+    def func(x1: Any, x2: Any) -> Any:
+        _inexact(mx, x1, x2)
+        return mx.matmul(x1, x2)
+
+    return func
+
+
+def _tensordot(mx: Any) -> Callable[..., Any]:
+    def func(x1: Any, x2: Any, axes: Any = 2) -> Any:
+        _inexact(mx, x1, x2)
+        return mx.tensordot(x1, x2, axes=axes)
+
+    return func
+
+
+def _tril(name: str) -> Callable[[Any], Callable[..., Any]]:
+    def make(mx: Any) -> Callable[..., Any]:
+        return lambda x, k=0: getattr(mx, name)(x, k)
+
+    return make
+
+
+def _meshgrid(mx: Any) -> Callable[..., Any]:
+    return lambda *arrays, indexing="xy": mx.meshgrid(*arrays, indexing=indexing)
+
+
+def _broadcast_arrays(mx: Any) -> Callable[..., Any]:
+    return lambda *arrays: mx.broadcast_arrays(*arrays)
+
+
+def _diff(mx: Any) -> Callable[..., Any]:
+    def func(x: Any, axis: int = -1, n: int = 1, prepend: Any = None, append: Any = None) -> Any:
+        parts = [p for p in (prepend, x, append) if p is not None]
+        if len(parts) > 1:
+            x = mx.concatenate(parts, axis=axis)
+        return mx.diff(x, n=n, axis=axis)
+
+    return func
+
+
+def _count_nonzero(mx: Any) -> Callable[..., Any]:
+    def func(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+        return mx.sum(x != 0, axis=axis, keepdims=keepdims).astype(mx.int32)
+
+    return func
+
+
+def _freq(name: str) -> Callable[[Any], Callable[..., Any]]:
+    def make(mx: Any) -> Callable[..., Any]:
+        def func(n: int, d: float = 1.0, dtype: Any = None) -> Any:
+            out = getattr(mx.fft, name)(n, d=d)
+            return out.astype(dtype) if dtype is not None else out
+
+        return func
+
+    return make
+
+
+def _shift(name: str) -> Callable[[Any], Callable[..., Any]]:
+    def make(mx: Any) -> Callable[..., Any]:
+        return lambda x, axes=None: getattr(mx.fft, name)(x, axes=axes)
+
+    return make
+
+
+_MAIN: Final[dict[str, Any]] = {
+    # elementwise
+    "abs": "abs",
+    "acos": "arccos",
+    "acosh": "arccosh",
+    "asin": "arcsin",
+    "asinh": "arcsinh",
+    "atan": "arctan",
+    "atanh": "arctanh",
+    "bitwise_invert": "bitwise_invert",
+    "ceil": "ceil",
+    "conj": "conj",
+    "cos": "cos",
+    "cosh": "cosh",
+    "exp": "exp",
+    "expm1": "expm1",
+    "floor": "floor",
+    "imag": "imag",
+    "isfinite": "isfinite",
+    "isinf": "isinf",
+    "isnan": "isnan",
+    "log": "log",
+    "log1p": "log1p",
+    "log2": "log2",
+    "log10": "log10",
+    "logical_not": "logical_not",
+    "negative": "negative",
+    "positive": _positive,
+    "real": "real",
+    "reciprocal": "reciprocal",
+    "round": "round",
+    "sign": "sign",
+    "sin": "sin",
+    "sinh": "sinh",
+    "square": "square",
+    "sqrt": "sqrt",
+    "tan": "tan",
+    "tanh": "tanh",
+    "trunc": "trunc",
+    "add": "add",
+    "atan2": "arctan2",
+    "bitwise_and": "bitwise_and",
+    "bitwise_left_shift": "left_shift",
+    "bitwise_or": "bitwise_or",
+    "bitwise_right_shift": "right_shift",
+    "bitwise_xor": "bitwise_xor",
+    "divide": "divide",
+    "equal": "equal",
+    "floor_divide": "floor_divide",
+    "greater": "greater",
+    "greater_equal": "greater_equal",
+    "less": "less",
+    "less_equal": "less_equal",
+    "logaddexp": "logaddexp",
+    "logical_and": "logical_and",
+    "logical_or": "logical_or",
+    "logical_xor": "logical_xor",
+    "maximum": "maximum",
+    "minimum": "minimum",
+    "multiply": "multiply",
+    "not_equal": "not_equal",
+    "pow": "power",
+    "remainder": "remainder",
+    "subtract": "subtract",
+    "clip": _clip,
+    # creation
+    "zeros": _zeros_like("zeros"),
+    "ones": _zeros_like("ones"),
+    "empty": _zeros_like("zeros"),
+    "full": _full,
+    "eye": _eye,
+    "arange": _arange,
+    "linspace": _linspace,
+    "meshgrid": _meshgrid,
+    "tril": _tril("tril"),
+    "triu": _tril("triu"),
+    # linear algebra
+    "matmul": _matmul,
+    "matrix_transpose": _matrix_transpose,
+    "tensordot": _tensordot,
+    "vecdot": _vecdot,
+    # manipulation
+    "broadcast_arrays": _broadcast_arrays,
+    "broadcast_to": "broadcast_to",
+    "concat": _concat,
+    "expand_dims": _expand_dims,
+    "flip": _flip,
+    "moveaxis": _moveaxis,
+    "permute_dims": _permute,
+    "repeat": _repeat,
+    "reshape": _reshape,
+    "roll": _roll,
+    "squeeze": _squeeze,
+    "stack": _stack,
+    "tile": _tile,
+    "unstack": _unstack,
+    # searching, sorting, indexing
+    "argmax": _arg("argmax"),
+    "argmin": _arg("argmin"),
+    "count_nonzero": _count_nonzero,
+    "where": _where,
+    "sort": _sort,
+    "argsort": _argsort,
+    "take": _take,
+    "take_along_axis": _take_along_axis,
+    # statistics, utilities
+    "sum": _sum_like("sum"),
+    "prod": _sum_like("prod"),
+    "max": _reduce("max"),
+    "min": _reduce("min"),
+    "mean": _reduce("mean"),
+    "std": _moment("std"),
+    "var": _moment("var"),
+    "all": _reduce("all"),
+    "any": _reduce("any"),
+    "cumulative_sum": _cumulative("cumsum", 0),
+    "cumulative_prod": _cumulative("cumprod", 1),
+    "diff": _diff,
+}
+
+_LINALG: Final[dict[str, Any]] = {
+    "matmul": _matmul,
+    "matrix_transpose": _matrix_transpose,
+    "tensordot": _tensordot,
+    "vecdot": _vecdot,
+    # The factorizations stay with NumPy: MLX runs them on its CPU stream only, and
+    # mlx 0.32's linalg.inv kills the process (SIGFPE) on some singular inputs.
+}
+
+_FFT: Final[dict[str, Any]] = {
+    "fftfreq": _freq("fftfreq"),
+    "rfftfreq": _freq("rfftfreq"),
+    "fftshift": _shift("fftshift"),
+    "ifftshift": _shift("ifftshift"),
+}

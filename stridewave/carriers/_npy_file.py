@@ -1,0 +1,353 @@
+"""`NpyFile`: a carrier over a real ``.npy`` file, mapped without a copy (``FileBacked.open``).
+
+CONTRACT section 8, "Opening real files". :meth:`FileBacked.open(path, mode=...)
+<stridewave.FileBacked.open>` returns one. It is its own carrier kind, not a
+``FileBacked``: the spec gives every FileBacked carrier a file in the hidden
+per-process directory that "Releasing a FileBacked carrier SHALL remove", while a
+user's file must survive its carrier. So the spec's FileBacked rules stay whole for
+FileBacked, and this kind has its own (docs/decisions.md, "Opening real files"):
+
+* ``open`` maps the data of an existing ``.npy`` file (the header is read by
+  ``numpy.lib.format``), any shape read as its flat C-order data, dtype ``<f4``
+  (Float32) or ``<i4`` (Int32). ``mode="r"``: an intrinsically immutable carrier over
+  a read-only mapping. ``mode="r+"``: writes go to the file through a shared mapping,
+  each one through the carrier's mutability and version checks.
+* ``release()`` unmaps (once no exported view remains) and never deletes the file.
+* It pickles **by reference** (path, mode, dtype, size): unpickling maps the same
+  path again, so Dask workers on hosts that see the path read it lazily; a file
+  whose dtype or size changed meanwhile is refused (``ValueError``).
+* Fresh storage from its factories (``new_like``, ``allocate_like``, ``copy``) is an
+  *owned* ``.npy`` file in the hidden session directory, under that directory's rules:
+  removed on release, garbage collection and exit, by the creating process only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import uuid
+import weakref
+from typing import Any, ClassVar, Final, SupportsIndex
+
+import numpy as np
+import numpy.typing as npt
+from numpy.lib import format as npy_format
+from typing_extensions import Self, override
+
+from stridewave.carriers._array_backed import _ArrayCarrier
+from stridewave.carriers._capabilities import Capabilities, ScatterSupport
+from stridewave.carriers._file_backed import session_directory
+from stridewave.carriers._normalize import materialize, storage_numpy_dtype
+from stridewave.carriers._protocols import _session_root
+from stridewave.dtypes import DType
+
+__all__ = ["NpyFile"]
+
+_NPY_SUPPORTED: Final[tuple[DType, ...]] = (DType.Floating, DType.Float32, DType.Int32)
+_NPY_CONCRETE: Final[tuple[DType, ...]] = (DType.Float32, DType.Int32)
+_FROM_FILE: Final[dict[str, DType]] = {"<f4": DType.Float32, "<i4": DType.Int32}
+_MODES: Final = ("r", "r+")
+
+
+def _remove_owned(path: str, pid: int) -> None:
+    """Unlink an owned file (finalizer), only in the process that created it."""
+    if os.getpid() != pid:
+        return
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+
+
+def _check_mode(mode: object) -> str:
+    if not isinstance(mode, str):
+        raise TypeError(
+            f"FileBacked.open expects mode to be 'r' or 'r+'; got {type(mode).__name__} {mode!r}."
+        )
+    if mode not in _MODES:
+        raise ValueError(
+            f"FileBacked.open expects mode 'r' (read-only) or 'r+' (read and write in "
+            f"place); got {mode!r}. To create a file, build a carrier and call save(path)."
+        )
+    return mode
+
+
+def _check_path(path: object) -> str:
+    try:
+        text = os.fspath(path)  # type: ignore[call-overload]
+    except TypeError:
+        raise TypeError(
+            f"FileBacked.open expects a path (str or os.PathLike); got {type(path).__name__}."
+        ) from None
+    if not isinstance(text, str):
+        raise TypeError(f"FileBacked.open expects a str path; got bytes {text!r}.")
+    return os.path.abspath(text)
+
+
+def _read_header(path: str) -> tuple[tuple[int, ...], bool, np.dtype[Any], int]:
+    """Return ``(shape, fortran_order, dtype, data offset)`` of a ``.npy`` file.
+
+    The header is parsed by ``numpy.lib.format`` (versions 1.0, 2.0 and 3.0).
+    """
+    with open(path, "rb") as handle:
+        try:
+            version = npy_format.read_magic(handle)
+            if version == (1, 0):
+                shape, fortran, dtype = npy_format.read_array_header_1_0(handle)
+            else:  # 2.0 and 3.0 share the layout (3.0 allows utf-8 field names)
+                shape, fortran, dtype = npy_format.read_array_header_2_0(handle)
+        except ValueError as exc:
+            raise ValueError(
+                f"FileBacked.open({path!r}): not a readable .npy file ({exc}). Write one "
+                f"with numpy.save(path, array) or carrier.save(path)."
+            ) from None
+        return tuple(shape), bool(fortran), np.dtype(dtype), handle.tell()
+
+
+def _map(path: str, mode: str) -> tuple[npt.NDArray[Any], DType, tuple[int, ...]]:
+    """Map the data of the ``.npy`` file at ``path``; return (flat array, DType, shape)."""
+    shape, fortran, np_dtype, offset = _read_header(path)
+    found = _FROM_FILE.get(np_dtype.str)
+    if found is None:
+        raise ValueError(
+            f"FileBacked.open({path!r}): the file holds {np_dtype} ({np_dtype.str!r}); a "
+            f"file carrier maps little-endian float32 ('<f4', Float32) or int32 ('<i4', "
+            f"Int32) data. Convert it first, e.g. numpy.save(path, "
+            f"numpy.load(path).astype('<f4'))."
+        )
+    size = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    if fortran and sum(1 for n in shape if n != 1) > 1:
+        raise ValueError(
+            f"FileBacked.open({path!r}): the file stores a {shape} array in Fortran order; "
+            f"its flat C-order data is not one contiguous run, so it cannot be mapped "
+            f"without a copy. Rewrite it in C order: numpy.save(path, "
+            f"numpy.ascontiguousarray(numpy.load(path)))."
+        )
+    if size == 0:
+        array: npt.NDArray[Any] = np.empty(0, dtype=np_dtype)  # mmap cannot map 0 bytes
+    else:
+        array = np.memmap(
+            path, dtype=np_dtype, mode="r+" if mode == "r+" else "r", offset=offset, shape=(size,)
+        )
+    return array, found, shape
+
+
+def _create_owned(values: npt.NDArray[Any]) -> str:
+    """Write ``values`` to a new ``.npy`` file in the session directory; return its path."""
+    directory = session_directory()
+    path = os.path.join(directory, f"{uuid.uuid4().hex}.npy")
+    flags = os.O_CREAT | os.O_EXCL | os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            npy_format.write_array(handle, values, allow_pickle=False)
+    except BaseException:
+        _remove_owned(path, os.getpid())
+        raise
+    return path
+
+
+def _reopen(path: str, mode: str, dtype: object, size: object) -> NpyFile:
+    """Unpickle an opened file by reference, refusing a file that changed (ValueError)."""
+    if not isinstance(dtype, DType) or dtype not in _NPY_CONCRETE:
+        raise ValueError(f"cannot unpickle a file carrier of dtype {dtype!r}: not Float32/Int32")
+    if type(size) is not int or size < 0:
+        raise ValueError(f"cannot unpickle a file carrier with size {size!r}")
+    carrier = NpyFile(path, mode=mode)
+    if carrier.dtype() is not dtype or carrier.size() != size:
+        found = (carrier.dtype(), carrier.size())
+        carrier.release()
+        raise ValueError(
+            f"cannot unpickle the file carrier of {path!r}: it was pickled as {dtype!r} "
+            f"with {size} slots, but the file now holds {found[0]!r} with {found[1]} "
+            f"slots. The file changed; open it again."
+        )
+    return carrier
+
+
+class NpyFile(_ArrayCarrier):
+    """A carrier over the data of a ``.npy`` file, mapped without a copy.
+
+    Usually built by :meth:`FileBacked.open <stridewave.FileBacked.open>`.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        An existing ``.npy`` file of dtype ``<f4`` or ``<i4``, any shape (read as its
+        flat C-order data; a Fortran-ordered multi-dimensional file is refused).
+    mode : {"r", "r+"}, keyword-only, default "r"
+        ``"r"``: an intrinsically immutable carrier over a read-only mapping.
+        ``"r+"``: a mutable carrier whose writes reach the file (shared mapping).
+
+    Raises
+    ------
+    TypeError
+        If ``path`` is not a path or ``mode`` not a str.
+    ValueError
+        If ``mode`` is not ``"r"``/``"r+"``; the file is not a ``.npy`` file, holds
+        another dtype, is Fortran-ordered, or lies in a stridewave session
+        directory (those files belong to FileBacked carriers).
+    FileNotFoundError, PermissionError, OSError
+        If the file cannot be opened (``"r+"`` on a read-only file: PermissionError).
+
+    Notes
+    -----
+    Not a FileBacked (see the module notes): ``release()`` never deletes the file,
+    pickling carries ``(path, mode, dtype, size)``. Supported storage dtypes
+    (structural, as FileBacked's row): Floating, Float32, Int32. Writes through
+    ``"r+"`` are shared with every other mapping of the file, other processes and
+    forked children included, as with ``numpy.memmap(mode="r+")``.
+    """
+
+    _SUPPORTED_STORAGE: ClassVar[tuple[DType, ...] | None] = _NPY_SUPPORTED
+    _CONSTRUCTIBLE_STORAGE: ClassVar[tuple[DType, ...] | None] = _NPY_CONCRETE
+
+    #: Scatter writes through to the file (mode "r+"); never an Evictable secondary: a
+    #: one-move load would swap the mapping of the user's file for a copy in memory.
+    capabilities: Capabilities = Capabilities(
+        scatter=ScatterSupport.HOST, secondary=False, exports_views=True, host_addressable=True
+    )
+
+    _path: str
+    _mode: str
+    _owned: bool
+    _file_shape: tuple[int, ...]
+    _finalizer: weakref.finalize[Any, Any] | None
+
+    def __init__(self, path: str | os.PathLike[str], *, mode: str = "r") -> None:
+        chosen = _check_mode(mode)
+        target = _check_path(path)
+        if _session_root(target) is not None:
+            raise ValueError(
+                f"FileBacked.open({target!r}): that file is inside a stridewave session "
+                f"directory; its files belong to FileBacked carriers (raw, removed on "
+                f"release and at exit). Open a file of your own, e.g. one written by "
+                f"carrier.save(path)."
+            )
+        array, dtype, shape = _map(target, chosen)
+        self._array = array
+        self._path = target
+        self._mode = chosen
+        self._owned = False
+        self._file_shape = shape
+        self._finalizer = None
+        self._init_carrier(dtype, mutable=chosen == "r+")
+
+    @classmethod
+    def _owned_file(cls, values: npt.NDArray[Any], dtype: DType, *, mutable: bool) -> Self:
+        path = _create_owned(values)
+        pid = os.getpid()
+        try:
+            array, _found, shape = _map(path, "r+" if mutable else "r")
+        except BaseException:
+            _remove_owned(path, pid)
+            raise
+        self = cls.__new__(cls)
+        self._array = array
+        self._path = path
+        self._mode = "r+" if mutable else "r"
+        self._owned = True
+        self._file_shape = shape
+        self._finalizer = weakref.finalize(self, _remove_owned, path, pid)
+        self._init_carrier(dtype, mutable=mutable)
+        return self
+
+    # -- queries ------------------------------------------------------------------------
+
+    @property
+    def path(self) -> str:
+        """The absolute path of the mapped ``.npy`` file."""
+        return self._path
+
+    @property
+    def mode(self) -> str:
+        """``"r"`` (read-only) or ``"r+"`` (writes reach the file)."""
+        return self._mode
+
+    @property
+    def file_shape(self) -> tuple[int, ...]:
+        """The array shape recorded in the file's header (the carrier is its flat data)."""
+        return self._file_shape
+
+    def owns_file(self) -> bool:
+        """Return whether the file is the carrier's own (session directory, removed on release).
+
+        Returns
+        -------
+        bool
+            ``False`` for a file opened with :meth:`FileBacked.open`; ``True`` for the
+            fresh files of ``new_like``/``allocate_like``/``copy``.
+        """
+        return self._owned
+
+    def flush(self) -> None:
+        """Force written slots to disk (``msync``).
+
+        Raises
+        ------
+        RuntimeError
+            If the carrier is released.
+        """
+        self._require_live("flush")
+        array = self._array
+        if isinstance(array, np.memmap):
+            array.flush()
+
+    @override
+    def _state_words(self) -> list[str]:
+        return [*super()._state_words(), f"mode={self._mode!r}", f"path={self._path!r}"]
+
+    # -- backend hooks --------------------------------------------------------------------
+
+    @override
+    def _raw_release(self) -> None:
+        super()._raw_release()  # drop the mapping; exported views keep theirs
+        if self._finalizer is not None:
+            self._finalizer()  # only an owned session file is removed
+
+    @override
+    def _raw_new_like(self, values: object, *, mutable: bool, dtype: DType) -> Self:
+        np_dtype = storage_numpy_dtype(dtype, little_endian=True)
+        array, _fresh = materialize(values, dtype, np_dtype, where="NpyFile.new_like", holes=True)
+        return type(self)._owned_file(
+            np.ascontiguousarray(array, dtype=np_dtype), dtype, mutable=mutable
+        )
+
+    @override
+    def _raw_allocate_like(self, size: int, *, mutable: bool, dtype: DType, empty: bool) -> Self:
+        zeros = np.zeros(size, dtype=storage_numpy_dtype(dtype, little_endian=True))
+        return type(self)._owned_file(zeros, dtype, mutable=mutable)
+
+    # -- pickling and Dask ----------------------------------------------------------------
+
+    @override
+    def __reduce_ex__(self, protocol: SupportsIndex) -> tuple[Any, ...]:
+        """Pickle an opened file by reference, an owned one by value.
+
+        Parameters
+        ----------
+        protocol : int
+            The pickle protocol (unused).
+
+        Returns
+        -------
+        tuple
+            ``(reopen, (path, mode, dtype, size))`` for an opened file (no data);
+            the by-value recipe of :meth:`Carrier.__reduce_ex__` for an owned one.
+
+        Raises
+        ------
+        RuntimeError
+            If the carrier is released.
+        """
+        if self._owned:
+            return super().__reduce_ex__(protocol)
+        self._require_live("pickle")
+        return (_reopen, (self._path, self._mode, self._dtype, self._slots))
+
+    @override
+    def __dask_tokenize__(self) -> object:
+        """Return a Dask token from the file's identity, size, version and mtime (no data)."""
+        try:
+            mtime = os.stat(self._path).st_mtime_ns
+        except OSError:
+            mtime = None
+        return ("NpyFile", self._path, self._mode, self._slots, self._version, mtime)

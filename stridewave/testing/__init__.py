@@ -1,0 +1,46 @@
+"""The carrier contract as a test suite that a new carrier kind can run.
+
+Subclass :class:`CarrierTests` once per kind (set its ``kind`` to a :class:`Kind`)
+and :class:`EvictableTests` once per pair of tiers, in any pytest test module; the
+StrideWeave test suite does exactly that for the built-in kinds
+(``tests/carriers/test_contract.py``). The hypothesis strategies live in
+:mod:`stridewave.testing.strategies`; the state machines are
+:func:`carrier_machine` and :func:`evictable_machine`.
+
+Installing StrideWeave registers a pytest plugin (entry point ``stridewave`` in the
+``pytest11`` group, :mod:`stridewave.testing.plugin`): it declares the ``needs_mlx``
+marker that Metal's kinds carry and reports the Metal runtime in the session header.
+
+Importing this module needs pytest and hypothesis (``pip install
+"stridewave[testing]"``); ``import stridewave`` never imports it.
+"""
+
+from stridewave.testing import strategies
+from stridewave.testing._contract import CarrierTests, EvictableTests
+from stridewave.testing._kinds import (
+    BUILTIN_KINDS,
+    SAMPLE,
+    ZERO,
+    Kind,
+    available_kinds,
+    builtin_dtypes,
+    fresh_name,
+    raw_values,
+)
+from stridewave.testing._stateful import carrier_machine, evictable_machine
+
+__all__ = [
+    "BUILTIN_KINDS",
+    "SAMPLE",
+    "ZERO",
+    "CarrierTests",
+    "EvictableTests",
+    "Kind",
+    "available_kinds",
+    "builtin_dtypes",
+    "carrier_machine",
+    "evictable_machine",
+    "fresh_name",
+    "raw_values",
+    "strategies",
+]

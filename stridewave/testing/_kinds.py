@@ -1,0 +1,431 @@
+"""The carrier-kind table: how the contract suite builds and inspects each kind.
+
+One :class:`Kind` per carrier kind (and per interesting configuration of one, such as
+an evicted :class:`~stridewave.Evictable`): how to make one from values, how to read
+its stored values *around* the carrier API, and what it can do. The contract tests
+read those capability fields instead of skipping.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pytest
+
+from stridewave.carriers import CPU, Carrier, Evictable, FileBacked, Generic, Metal
+from stridewave.carriers._metal import metal_runtime
+from stridewave.dtypes import DType
+
+__all__ = [
+    "BUILTIN_KINDS",
+    "SAMPLE",
+    "ZERO",
+    "Kind",
+    "available_kinds",
+    "builtin_dtypes",
+    "fresh_name",
+    "raw_values",
+]
+
+F32, I32, BOOL = DType.Float32, DType.Int32, DType.Bool
+
+_NP: dict[DType, type[np.generic]] = {F32: np.float32, I32: np.int32, BOOL: np.bool_}
+
+#: Two distinct sample values per storage dtype, the first one non-zero.
+SAMPLE: dict[DType, tuple[object, object]] = {
+    F32: (1.5, -2.25),
+    I32: (7, -3),
+    BOOL: (True, False),
+}
+
+#: What a fresh slot of each storage dtype reads as.
+ZERO: dict[DType, object] = {F32: 0.0, I32: 0, BOOL: False}
+
+Maker = Callable[[Sequence[object], DType, bool], Carrier]
+
+
+def _always() -> tuple[bool, str]:
+    return True, ""
+
+
+@dataclass(frozen=True)
+class Kind:
+    """How the contract suite builds and inspects one carrier kind.
+
+    Parameters
+    ----------
+    name : str
+        The kind's name in test ids, e.g. ``"CPU"`` or ``"Evictable(CPU/FileBacked)"``.
+    cls : type of Carrier
+        The carrier class that ``make`` returns.
+    make : callable
+        ``make(values, dtype, mutable) -> Carrier``: a live carrier of ``dtype``
+        holding exactly ``values`` (a sequence of Python scalars), with
+        ``version == 0``.
+    raw_values : callable
+        ``raw_values(carrier) -> list``: the stored values read around the carrier
+        API (a raw pointer, the backing file, the backend's own array), so that the
+        suite checks what was stored, not what the API says.
+    dtypes : tuple of DType
+        The concrete storage dtypes the kind's constructors accept.
+    supported : tuple of DType
+        Exactly the descriptors for which ``supports_storage_dtype`` is true (the
+        spec's "supports_storage_dtype" row for the kind).
+    initializes_empty : bool, default True
+        Whether ``allocate_like(n, empty=True)`` still reads as zeros.
+    scatters : bool, default True
+        Whether the kind implements the scatter mutation (FileBacked does not).
+    exports_views : bool, default True
+        Whether ``numpy.asarray`` gives a zero-copy view that sees later writes
+        (Metal exports snapshots).
+    marks : tuple of pytest.MarkDecorator, default ()
+        The pytest marks of every test of the kind (Metal's: ``needs_mlx``).
+    available : callable, default always available
+        ``available() -> (bool, why)``, asked when a test of the kind starts: a test
+        of an unavailable kind is skipped with ``why`` (Metal without MLX).
+    """
+
+    name: str
+    cls: type[Carrier]
+    make: Maker
+    raw_values: Callable[[Carrier], list[object]]
+    dtypes: tuple[DType, ...]
+    supported: tuple[DType, ...]
+    initializes_empty: bool = True
+    scatters: bool = True
+    exports_views: bool = True
+    marks: tuple[pytest.MarkDecorator, ...] = ()
+    available: Callable[[], tuple[bool, str]] = _always
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def require(self) -> None:
+        """Skip the running test, with the reason, where this kind cannot run here.
+
+        Raises
+        ------
+        pytest.skip.Exception
+            If ``available()`` says the kind cannot be built in this process.
+        """
+        ok, why = self.available()
+        if not ok:
+            pytest.skip(f"{self.name} cannot run here: {why}")
+
+
+# -- reading values around the API ----------------------------------------------------
+
+
+def _raw_via_pointer(carrier: Carrier) -> list[object]:
+    assert isinstance(carrier, CPU)
+    dtype = np.dtype(_NP[carrier.dtype()])
+    n = carrier.size()
+    buffer = (ctypes.c_char * (n * dtype.itemsize)).from_address(carrier.pointer())
+    values: list[object] = np.frombuffer(buffer, dtype=dtype, count=n).tolist()  # type: ignore[call-overload]
+    return values
+
+
+def _raw_generic(carrier: Carrier) -> list[object]:
+    values: list[object] = carrier._array.tolist()  # type: ignore[attr-defined]
+    return values
+
+
+def _raw_file(carrier: Carrier) -> list[object]:
+    assert isinstance(carrier, FileBacked)
+    codes: dict[DType, str] = {F32: "<f4", I32: "<i4"}
+    values: list[object] = np.fromfile(carrier.path, dtype=codes[carrier.dtype()]).tolist()
+    return values
+
+
+def _raw_mlx(carrier: Carrier) -> list[object]:
+    assert isinstance(carrier, Metal)
+    values: list[object] = carrier._mx_array.tolist()  # MLX's own read, not the view
+    return values
+
+
+def raw_values(carrier: Carrier) -> list[object]:
+    """Read a built-in carrier's stored values around the carrier API.
+
+    Parameters
+    ----------
+    carrier : Carrier
+        A live carrier of a built-in kind; for an :class:`~stridewave.Evictable`,
+        the values are read from the tier where they live now.
+
+    Returns
+    -------
+    list
+        The stored values as Python scalars, one per slot.
+
+    Raises
+    ------
+    TypeError
+        If ``carrier`` is of no built-in kind.
+    """
+    if isinstance(carrier, Evictable):
+        tier = carrier.secondary if carrier.is_evicted() else carrier.primary
+        return raw_values(tier)
+    for cls, read in (
+        (FileBacked, _raw_file),
+        (CPU, _raw_via_pointer),
+        (Metal, _raw_mlx),
+        (Generic, _raw_generic),
+    ):
+        if isinstance(carrier, cls):
+            return read(carrier)
+    raise TypeError(f"raw_values reads the built-in kinds only, not {type(carrier).__name__}")
+
+
+# -- making carriers ---------------------------------------------------------------------
+
+
+def _fresh(carrier: Carrier) -> Carrier:
+    """Forget the set-up writes: the test starts from a carrier at version 0."""
+    carrier._version = 0
+    return carrier
+
+
+def _make_generic(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
+    return Generic(values, dtype=dtype, mutable=mutable)
+
+
+def _make_cpu(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
+    if mutable:  # through the constructor and public writes
+        carrier = CPU(len(values), dtype=dtype)
+        for i, v in enumerate(values):
+            carrier[i] = v
+        return _fresh(carrier)
+    return CPU(0, dtype=dtype).new_like(values, mutable=False, dtype=dtype)
+
+
+def _make_wrapped(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
+    array: np.ndarray[Any, Any] = (
+        np.array(values, dtype=_NP[dtype]) if values else np.zeros(0, _NP[dtype])
+    )
+    return CPU.from_numpy(array, mutable=mutable)
+
+
+def _make_file(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
+    return FileBacked(dtype=dtype).new_like(values, mutable=mutable)
+
+
+def _make_metal(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
+    if mutable:  # through the constructor and public writes
+        carrier = Metal(len(values), dtype=dtype)
+        for i, v in enumerate(values):
+            carrier[i] = v
+        return _fresh(carrier)
+    return Metal(0, dtype=dtype).new_like(values, mutable=False, dtype=dtype)
+
+
+def _make_evictable_file(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
+    """Make a promoted Evictable, CPU over FileBacked: the primary holds the values."""
+    return Evictable(_make_cpu(values, dtype, mutable), FileBacked(dtype=dtype))
+
+
+def _make_evictable_generic(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
+    """Make a promoted Evictable, Generic over CPU."""
+    return Evictable(Generic(values, dtype=dtype, mutable=mutable), CPU(0, dtype=dtype))
+
+
+def _make_evictable_metal(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
+    """Make a promoted Evictable, Metal over CPU."""
+    return Evictable(_make_metal(values, dtype, mutable), CPU(0, dtype=dtype))
+
+
+def _make_evictable_metal_file(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
+    """Make a promoted Evictable, Metal over FileBacked."""
+    return Evictable(_make_metal(values, dtype, mutable), FileBacked(dtype=dtype))
+
+
+def _evicted(make: Maker) -> Maker:
+    """Wrap a maker so that the Evictable starts evicted (values in the secondary)."""
+
+    def make_evicted(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
+        carrier = make(values, dtype, mutable)
+        assert isinstance(carrier, Evictable)
+        carrier.evict()
+        return carrier
+
+    return make_evicted
+
+
+#: Every built-in kind and configuration, Metal included wherever it runs or not (its
+#: tests then skip with the reason, through ``Kind.available``).
+BUILTIN_KINDS: tuple[Kind, ...] = (
+    Kind(
+        name="Generic",
+        cls=Generic,
+        make=_make_generic,
+        raw_values=_raw_generic,
+        dtypes=(F32, I32, BOOL),
+        supported=(DType.Any, DType.Floating, F32, I32, BOOL),
+    ),
+    Kind(
+        name="CPU",
+        cls=CPU,
+        make=_make_cpu,
+        raw_values=_raw_via_pointer,
+        dtypes=(F32, I32, BOOL),
+        supported=(F32, I32, BOOL),
+        initializes_empty=False,
+    ),
+    Kind(
+        name="CPU.from_numpy",
+        cls=CPU,
+        make=_make_wrapped,
+        raw_values=_raw_via_pointer,
+        dtypes=(F32, I32, BOOL),
+        supported=(F32, I32, BOOL),
+        initializes_empty=False,
+    ),
+    Kind(
+        name="FileBacked",
+        cls=FileBacked,
+        make=_make_file,
+        raw_values=_raw_file,
+        dtypes=(F32, I32),
+        supported=(DType.Floating, F32, I32),
+        scatters=False,
+    ),
+    Kind(
+        name="Evictable(CPU/FileBacked)",
+        cls=Evictable,
+        make=_make_evictable_file,
+        raw_values=raw_values,
+        dtypes=(F32, I32),
+        supported=(F32, I32),
+        initializes_empty=False,
+    ),
+    Kind(
+        name="Evictable(CPU/FileBacked)-evicted",
+        cls=Evictable,
+        make=_evicted(_make_evictable_file),
+        raw_values=raw_values,
+        dtypes=(F32, I32),
+        supported=(F32, I32),
+        initializes_empty=False,
+    ),
+    Kind(
+        name="Evictable(Generic/CPU)",
+        cls=Evictable,
+        make=_make_evictable_generic,
+        raw_values=raw_values,
+        dtypes=(F32, I32, BOOL),
+        supported=(F32, I32, BOOL),
+    ),
+    Kind(
+        name="Evictable(Generic/CPU)-evicted",
+        cls=Evictable,
+        make=_evicted(_make_evictable_generic),
+        raw_values=raw_values,
+        dtypes=(F32, I32, BOOL),
+        supported=(F32, I32, BOOL),
+    ),
+    Kind(
+        name="Metal",
+        cls=Metal,
+        make=_make_metal,
+        raw_values=_raw_mlx,
+        dtypes=(F32, I32, BOOL),
+        supported=(F32, I32, BOOL),
+        marks=(pytest.mark.needs_mlx,),
+        available=metal_runtime,
+        exports_views=False,
+    ),
+    Kind(
+        name="Evictable(Metal/CPU)",
+        cls=Evictable,
+        make=_make_evictable_metal,
+        raw_values=raw_values,
+        dtypes=(F32, I32, BOOL),
+        supported=(F32, I32, BOOL),
+        marks=(pytest.mark.needs_mlx,),
+        available=metal_runtime,
+        exports_views=False,
+    ),
+    Kind(
+        name="Evictable(Metal/CPU)-evicted",
+        cls=Evictable,
+        make=_evicted(_make_evictable_metal),
+        raw_values=raw_values,
+        dtypes=(F32, I32, BOOL),
+        supported=(F32, I32, BOOL),
+        marks=(pytest.mark.needs_mlx,),
+        available=metal_runtime,
+        exports_views=False,
+    ),
+    Kind(
+        name="Evictable(Metal/FileBacked)-evicted",
+        cls=Evictable,
+        make=_evicted(_make_evictable_metal_file),
+        raw_values=raw_values,
+        dtypes=(F32, I32),
+        supported=(F32, I32),
+        marks=(pytest.mark.needs_mlx,),
+        available=metal_runtime,
+        exports_views=False,
+    ),
+)
+
+
+def available_kinds() -> tuple[Kind, ...]:
+    """Return the built-in kinds that can run in this process now.
+
+    Asked afresh on each call (``STRIDEWAVE_METAL_DEVICE`` may have been set since).
+
+    Returns
+    -------
+    tuple of Kind
+        :data:`BUILTIN_KINDS` less those whose ``available()`` is false (Metal and
+        the Evictables over it where MLX cannot run).
+    """
+    return tuple(k for k in BUILTIN_KINDS if k.available()[0])
+
+
+def fresh_name(prefix: str = "T") -> str:
+    """Return a descriptor name never registered before.
+
+    Parameters
+    ----------
+    prefix : str, default "T"
+        The name's first characters.
+
+    Returns
+    -------
+    str
+        ``prefix`` followed by an underscore and 32 random hex digits.
+    """
+    return f"{prefix}_{uuid.uuid4().hex}"
+
+
+def builtin_dtypes() -> list[DType]:
+    """Return every built-in descriptor, categories first.
+
+    Returns
+    -------
+    list of DType
+        The built-in categories and simple dtypes, in a fixed order.
+    """
+    names = [
+        "Any",
+        "Floating",
+        "Integer",
+        "Bool",
+        "Int32",
+        "Int8",
+        "Float32",
+        "Float64",
+        "E8M0",
+        "E5M2",
+        "E4M3",
+        "E3M2",
+        "E2M3",
+        "E2M1",
+    ]
+    return [getattr(DType, n) for n in names]

@@ -1,0 +1,234 @@
+"""stridewave.array_api: dtypes, devices as carrier kinds, views, writes, carrier rules."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+import stridewave as sw
+import stridewave.array_api as xp
+from stridewave import CPU, DType, Evictable, FileBacked, Layout, Metal, Tensor
+
+HAVE_MLX = importlib.util.find_spec("mlx") is not None
+needs_mlx = [
+    pytest.mark.needs_mlx,
+    pytest.mark.skipif(not HAVE_MLX, reason='mlx is not importable: install "stridewave[mlx]"'),
+]
+
+DEVICES = [
+    pytest.param("CPU", id="cpu"),
+    pytest.param("FileBacked", id="file"),
+    pytest.param("Metal", id="metal", marks=needs_mlx),
+]
+KIND = {"CPU": CPU, "FileBacked": FileBacked, "Metal": Metal}
+
+
+def test_namespace_of_every_tensor_is_array_api():
+    t = Tensor(CPU(6, dtype=DType.Int32), Layout((2, 3)))
+    assert t.__array_namespace__() is xp
+    assert xp.asarray([1.0]).__array_namespace__(api_version="2024.12") is xp
+    with pytest.raises(ValueError, match=r"2024\.12"):
+        t.__array_namespace__(api_version="2099.12")
+    assert xp.__array_api_version__ == "2024.12"
+
+
+def test_dtypes_are_the_descriptors_and_absent_ones_raise():
+    assert xp.float32 is sw.DType.Float32
+    assert xp.int32 is DType.Int32
+    assert xp.bool is DType.Bool
+    assert not hasattr(xp, "float64")
+    for bad in (DType.Float64, np.float64, np.int64, "complex64"):
+        with pytest.raises(TypeError, match="bool, int32 and float32"):
+            xp.asarray([1], dtype=bad)
+    assert xp.asarray(1).dtype is xp.int32
+    assert xp.asarray(1.5).dtype is xp.float32
+    assert xp.asarray(True).dtype is xp.bool
+    assert xp.arange(3).dtype is xp.int32
+    assert xp.sum(xp.asarray([1, 2], dtype=xp.int32)).dtype is xp.int32
+    # NumPy answers int32 / int32 and argmax in 64 bits: narrowed, not float64/int64.
+    assert xp.divide(xp.asarray([1]), xp.asarray([2])).dtype is xp.float32
+    assert xp.argmax(xp.asarray([1.0, 3.0])).dtype is xp.int32
+    info = xp.__array_namespace_info__()
+    assert info.default_dtypes()["integral"] is xp.int32
+    assert info.default_dtypes()["real floating"] is xp.float32
+    assert set(info.dtypes()) == {"bool", "int32", "float32"}
+
+
+def test_tensor_wrapped_without_copy_and_results_adopt_numpy_buffers():
+    carrier = CPU(4, dtype=DType.Float32)
+    t = Tensor(carrier, Layout((2, 2)))
+    x = xp.asarray(t)
+    assert x.carrier is carrier
+    y = x + 1.0
+    assert isinstance(y, Tensor)
+    assert type(y.carrier) is CPU
+    assert y.carrier is not carrier
+    # The result's carrier adopted NumPy's output buffer: writes show through it.
+    np.testing.assert_array_equal(np.asarray(y), np.ones((2, 2), np.float32))
+
+
+def test_basic_slicing_shares_the_carrier_with_offset_and_strides():
+    x = xp.reshape(xp.arange(12), (3, 4))
+    v = x[1:, ::-2]
+    assert v.carrier is x.carrier
+    assert v.shape == (2, 2)
+    assert v.offset == 7
+    assert v.layout.strides == (4, -2)
+    np.testing.assert_array_equal(np.asarray(v), np.arange(12).reshape(3, 4)[1:, ::-2])
+    assert x.T.carrier is x.carrier
+    assert xp.matrix_transpose(x).carrier is x.carrier
+
+
+@pytest.mark.parametrize("kind", DEVICES)
+def test_results_live_in_carriers_of_the_operands_kind(kind):
+    dev = xp.Device(kind)
+    a = xp.asarray([[1.0, 2.0], [3.0, 4.0]], device=dev)
+    b = xp.ones((2, 2), device=dev)
+    assert a.device == dev
+    assert type(a.carrier) is KIND[kind]
+    for result in (a + b, xp.matmul(a, b), xp.sum(a, axis=0), xp.exp(a), a[::-1] * 2):
+        assert result.device == dev
+        assert type(result.carrier) is KIND[kind]
+    np.testing.assert_allclose(np.asarray(xp.matmul(a, b)), [[3, 3], [7, 7]])
+    np.testing.assert_allclose(np.asarray(a[::-1] * 2), [[6, 8], [2, 4]])
+
+
+def test_bool_results_on_filebacked_live_in_host_memory():
+    dev = xp.Device("file")
+    a = xp.asarray([1.0, -1.0], device=dev)
+    mask = a > 0
+    assert mask.device == dev
+    assert type(mask.carrier) is CPU  # FileBacked cannot store Bool (carrier spec)
+    np.testing.assert_array_equal(np.asarray(a[mask]), [1.0])
+
+
+def test_mixing_devices_is_valueerror_and_to_device_moves():
+    a = xp.asarray([1.0, 2.0])
+    f = a.to_device(xp.Device("FileBacked"))
+    assert type(f.carrier) is FileBacked
+    with pytest.raises(ValueError, match="different devices"):
+        a + f
+    back = f.to_device("cpu")
+    assert type(back.carrier) is CPU
+    np.testing.assert_array_equal(np.asarray(back), [1.0, 2.0])
+
+
+def test_setitem_and_inplace_operators_step_the_version_once():
+    x = xp.zeros((3, 4))
+    version = x.carrier.version
+    x[1, ::2] = 5.0
+    assert x.carrier.version == version + 1
+    x += 1.0
+    assert x.carrier.version == version + 2
+    x[x > 3.0] = -1.0  # a boolean mask: still one scatter
+    assert x.carrier.version == version + 3
+    expected = np.ones((3, 4), np.float32)
+    expected[1, ::2] = -1.0
+    np.testing.assert_array_equal(np.asarray(x), expected)
+    view = x[0]
+    view *= 3.0  # writes through the view into the shared carrier
+    np.testing.assert_array_equal(np.asarray(x)[0], [3.0] * 4)
+
+
+def test_failed_writes_change_nothing():
+    x = xp.asarray([1, 2, 3])
+    version = x.carrier.version
+    with pytest.raises(TypeError):
+        x[0] = 1.5  # a float into int32
+    with pytest.raises(TypeError):
+        x += 1.5  # would change the dtype
+    with pytest.raises(ValueError):
+        x[:2] = xp.asarray([1, 2, 3])  # does not broadcast
+    assert x.carrier.version == version
+    np.testing.assert_array_equal(np.asarray(x), [1, 2, 3])
+
+
+def test_read_only_carrier_refuses_writes():
+    carrier = CPU.from_numpy(np.arange(3, dtype=np.float32), mutable=False)
+    x = xp.asarray(Tensor(carrier, Layout((3,))))
+    with pytest.raises(RuntimeError):
+        x[0] = 1.0
+    with pytest.raises(RuntimeError):
+        x += 1.0
+    assert carrier.version == 0
+
+
+def test_released_carrier_raises_runtimeerror():
+    x = xp.asarray([1.0, 2.0])
+    x.carrier.release()
+    with pytest.raises(RuntimeError):
+        x + 1.0
+    with pytest.raises(RuntimeError):
+        xp.sum(x)
+    with pytest.raises(RuntimeError):
+        x[0] = 1.0
+
+
+def test_filebacked_arrays_are_read_only():
+    f = xp.asarray([1.0, 2.0], device="file")
+    with pytest.raises(NotImplementedError, match="FileBacked"):
+        f[0] = 3.0
+
+
+def test_evicted_evictable_pages_in_and_results_take_the_primary_kind():
+    primary = CPU.from_numpy(np.arange(4, dtype=np.float32))
+    e = Evictable(primary, FileBacked(dtype=DType.Float32))
+    x = xp.asarray(Tensor(e, Layout((4,))))
+    assert x.device == xp.Device("CPU")
+    e.evict()
+    y = x * 2.0
+    assert not e.is_evicted()
+    assert type(y.carrier) is CPU
+    np.testing.assert_array_equal(np.asarray(y), [0, 2, 4, 6])
+    x[0] = 10.0
+    assert e.version == 1
+
+
+@pytest.mark.parametrize("kind", DEVICES)
+def test_one_function_written_once_runs_on_every_device(kind):
+    def standardize_and_solve(a, b):
+        ns = a.__array_namespace__()
+        z = (a - ns.mean(a, axis=0)) / ns.std(a, axis=0)
+        return ns.linalg.solve(z.T @ z, z.T @ b)
+
+    rng = np.random.default_rng(0)
+    a_np = rng.standard_normal((20, 3)).astype(np.float32)
+    b_np = rng.standard_normal(20).astype(np.float32)
+    dev = xp.Device(kind)
+    coef = standardize_and_solve(xp.asarray(a_np, device=dev), xp.asarray(b_np, device=dev))
+    assert coef.device == dev
+    z = (a_np - a_np.mean(0)) / a_np.std(0)
+    np.testing.assert_allclose(np.asarray(coef), np.linalg.solve(z.T @ z, z.T @ b_np), rtol=1e-4)
+
+
+@pytest.mark.parametrize("kind", [p for p in DEVICES if p.id != "file"])
+def test_advanced_indexing(kind):
+    dev = xp.Device(kind)
+    x = xp.reshape(xp.arange(12, device=dev), (3, 4))
+    np.testing.assert_array_equal(
+        np.asarray(x[xp.asarray([2, 0], device=dev)]), np.arange(12).reshape(3, 4)[[2, 0]]
+    )
+    np.testing.assert_array_equal(np.asarray(x[x % 2 == 0]), np.arange(0, 12, 2))
+    version = x.carrier.version
+    x[xp.asarray([0], device=dev)] = 7
+    assert x.carrier.version == version + 1
+    assert np.asarray(x)[0].tolist() == [7, 7, 7, 7]
+
+
+def test_default_device_can_be_set():
+    try:
+        xp.set_default_device("file")
+        assert xp.zeros(2).device == xp.Device("FileBacked")
+        assert xp.__array_namespace_info__().default_device() == xp.Device("FileBacked")
+    finally:
+        xp.set_default_device(None)
+    assert xp.zeros(2).device == xp.Device("CPU")
+
+
+def test_dlpack_roundtrip():
+    x = xp.asarray([1.0, 2.0])
+    np.testing.assert_array_equal(np.from_dlpack(x), [1.0, 2.0])
+    y = xp.from_dlpack(np.arange(3, dtype=np.int32))
+    assert y.dtype is xp.int32
