@@ -122,7 +122,9 @@ def storage_numpy_dtype(dtype: DType, *, little_endian: bool = False) -> np.dtyp
         If ``dtype`` has no row in the storage-dtype table.
     """
     np_dtype = storage_row(dtype).numpy
-    return np_dtype.newbyteorder("<") if little_endian else np_dtype
+    # np.dtype("<f4") reads as the native "=f4" on a little-endian host (newbyteorder
+    # would keep an explicit "<", which buffers then report as format "<f")
+    return np.dtype("<" + np_dtype.str[1:]) if little_endian else np_dtype
 
 
 def normalize_array(
