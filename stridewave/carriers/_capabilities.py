@@ -28,6 +28,11 @@ class ScatterSupport(enum.IntEnum):
         ``HOST``, and ``_raw_scatter`` also takes the source's backend values
         directly when they live on the same backend (Metal: an MLX device slice, no
         host round trip).
+
+    Parameters
+    ----------
+    args, kwds : object
+        As for :class:`enum.IntEnum`: ``ScatterSupport(1)`` is ``ScatterSupport.HOST``.
     """
 
     NONE = 0
