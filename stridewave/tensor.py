@@ -37,6 +37,11 @@ def _check_fits(carrier: Carrier, layout: Layout, offset: int) -> None:
     low = offset + layout.min_index
     high = offset + layout.max_index
     if low < 0 or high >= size:
+        if carrier.is_released():  # released by another thread after the caller's check
+            raise RuntimeError(
+                f"cannot view {carrier!r}: it is released and has no storage; build the "
+                "Tensor on a live carrier."
+            )
         bad = low if low < 0 else high
         raise IndexError(
             f"Tensor(offset={offset}, {layout!r}) addresses physical index {bad} but "

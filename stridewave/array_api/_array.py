@@ -789,7 +789,7 @@ class Array(Tensor):
 
     # -- indexing ---------------------------------------------------------------------------
 
-    def __getitem__(self, key: object, /) -> Array:
+    def __getitem__(self, key: object, /) -> Array:  # type: ignore[override]  # an array API getitem gives arrays, Tensor.__getitem__ NumPy values
         """Return ``self[key]`` (array API indexing).
 
         Integers, slices, ``...`` and ``None`` give a view on the same carrier;

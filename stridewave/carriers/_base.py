@@ -27,9 +27,6 @@ Backend hooks (override in a subclass)
     assignment. A kind without scatter declares ``ScatterSupport.NONE`` in its
     capability record (FileBacked): ``scatter`` then raises ``NotImplementedError``
     before any validation. ``scatter`` itself is a template no kind overrides.
-``_page_in(action: str) -> None``
-    Optional: make the values resident before a bulk write (Evictable promotes); the
-    default does nothing.
 ``_backing() -> Carrier`` and ``_backend_slice(start, stop)``
     Optional: the carrier whose backend holds the values now (Evictable: the current
     tier), and its backend array for slots ``[start, stop)`` (Metal: an MLX slice), so
@@ -337,9 +334,9 @@ class Carrier(_Protocols, _Lifecycle, abc.ABC):
         owner's access scope); ``values`` must already be normalized to the storage
         NumPy dtype. On any error the storage, size and version are unchanged.
         """
-        self._require_writable(action)
-        self._raw_load(values)
-        self._bind_backend()
+        with self._move(action):
+            self._raw_load(values)
+            self._bind_backend()
 
     # -- the storage sequence -----------------------------------------------------------
 
@@ -389,16 +386,11 @@ class Carrier(_Protocols, _Lifecycle, abc.ABC):
             raise RuntimeError(_messages.released(self, "get_value"))
         i = index if type(index) is int else _as_index(index, "get_value")
         if i < 0 or i >= self._slots:
-            self._recheck_live()
-            raise IndexError(
-                _messages.index_out_of_range(
-                    i,
-                    self._slots,
-                    where="get_value",
-                    carrier=self,
-                )
-            )
-        return self._slot_store[i]
+            return self._get_slow(i, "get_value")
+        try:
+            return self._slot_store[i]
+        except IndexError:  # the storage shrank on another thread after the check
+            return self._get_slow(i, "get_value")
 
     def set_value(self, index: object, value: object) -> None:
         """Write one slot, normalizing ``value`` for the dtype; advance ``version`` once.
@@ -428,23 +420,25 @@ class Carrier(_Protocols, _Lifecycle, abc.ABC):
         Checks run in that order, all before the slot is touched: a failed call
         leaves the value and ``version`` unchanged.
         """
-        if not self._writable:
-            self._refuse("set_value")
+        gate = self._gate
+        if gate is None:  # closed: immutable, owned, released, moving... (slow, locked)
+            self._set_slow(index, value, "set_value")
+            return
         i = index if type(index) is int else _as_index(index, "set_value")
         if i < 0 or i >= self._slots:
-            self._recheck_live()
-            raise IndexError(
-                _messages.index_out_of_range(
-                    i,
-                    self._slots,
-                    where="set_value",
-                    carrier=self,
-                )
-            )
-        if type(value) is self._fast_type and self._fast_low <= value <= self._fast_high:
-            self._slot_store[i] = value  # the common exact-type, in-range case of the table
-        else:
-            self._slot_store[i] = self._norm(value)
+            self._set_slow(i, value, "set_value")
+            return
+        try:
+            if type(value) is self._fast_type and self._fast_low <= value <= self._fast_high:
+                self._slot_store[i] = value  # the common exact-type, in-range case
+            else:
+                self._slot_store[i] = self._norm(value)
+        except IndexError:  # the storage shrank on another thread after the check
+            self._set_slow(i, value, "set_value")
+            return
+        if self._gate is not gate:  # a move overlapped: write again where it left things
+            self._set_slow(i, value, "set_value")
+            return
         self._version += 1
 
     def __getitem__(self, index: object) -> Any:
@@ -473,16 +467,11 @@ class Carrier(_Protocols, _Lifecycle, abc.ABC):
             raise RuntimeError(_messages.released(self, "read carrier[index]"))
         i = index if type(index) is int else _as_index(index, "carrier[index]")
         if i < 0 or i >= self._slots:
-            self._recheck_live()
-            raise IndexError(
-                _messages.index_out_of_range(
-                    i,
-                    self._slots,
-                    where="carrier[index]",
-                    carrier=self,
-                )
-            )
-        return self._slot_store[i]
+            return self._get_slow(i, "carrier[index]")
+        try:
+            return self._slot_store[i]
+        except IndexError:  # the storage shrank on another thread after the check
+            return self._get_slow(i, "carrier[index]")
 
     # __getitem__/__setitem__ repeat the bodies of get_value/set_value on purpose: a
     # delegating call would add a Python call (~40 ns, about the whole budget) to the
@@ -510,24 +499,56 @@ class Carrier(_Protocols, _Lifecycle, abc.ABC):
         OverflowError
             If ``value`` is outside the dtype's range.
         """
-        if not self._writable:
-            self._refuse("write carrier[index]")
+        gate = self._gate
+        if gate is None:  # closed: immutable, owned, released, moving... (slow, locked)
+            self._set_slow(index, value, "write carrier[index]")
+            return
         i = index if type(index) is int else _as_index(index, "carrier[index]")
         if i < 0 or i >= self._slots:
-            self._recheck_live()
-            raise IndexError(
-                _messages.index_out_of_range(
-                    i,
-                    self._slots,
-                    where="carrier[index]",
-                    carrier=self,
-                )
-            )
-        if type(value) is self._fast_type and self._fast_low <= value <= self._fast_high:
-            self._slot_store[i] = value  # the common exact-type, in-range case of the table
-        else:
-            self._slot_store[i] = self._norm(value)
+            self._set_slow(i, value, "write carrier[index]")
+            return
+        try:
+            if type(value) is self._fast_type and self._fast_low <= value <= self._fast_high:
+                self._slot_store[i] = value  # the common exact-type, in-range case
+            else:
+                self._slot_store[i] = self._norm(value)
+        except IndexError:  # the storage shrank on another thread after the check
+            self._set_slow(i, value, "write carrier[index]")
+            return
+        if self._gate is not gate:  # a move overlapped: write again where it left things
+            self._set_slow(i, value, "write carrier[index]")
+            return
         self._version += 1
+
+    def _get_slow(self, i: int, where: str) -> Any:
+        """Read slot ``i`` under the lock: the path for anything but a plain in-range read."""
+        with self._locked():
+            if self._released:
+                raise RuntimeError(_messages.released(self, where))
+            if i < 0 or i >= self._slots:
+                raise IndexError(
+                    _messages.index_out_of_range(i, self._slots, where=where, carrier=self)
+                )
+            return self._slot_store[i]
+
+    def _set_slow(self, index: object, value: object, where: str) -> None:
+        """Write one slot under the lock (closed gate, bounds failure, or an overlapped move).
+
+        Same checks in the same order as the fast path (writability, index type,
+        bounds, normalization), then ``_before_mutation`` (adopt inherited storage,
+        page in), the write and one version step.
+        """
+        with self._locked():
+            self._require_admitted(where)
+            i = index if type(index) is int else _as_index(index, where)
+            if i < 0 or i >= self._slots:
+                raise IndexError(
+                    _messages.index_out_of_range(i, self._slots, where=where, carrier=self)
+                )
+            normalized = self._norm(value)
+            self._before_mutation(where)
+            self._slot_store[i] = normalized
+            self._version += 1
 
     def __len__(self) -> int:
         """Return ``size()`` (0 once released)."""
@@ -541,9 +562,10 @@ class Carrier(_Protocols, _Lifecycle, abc.ABC):
         RuntimeError
             If the carrier is released.
         """
-        self._require_live("iterate")
-        values: list[Any] = self._raw_array().tolist()
-        self._require_live("iterate")  # a release that raced the snapshot
+        with self._locked():
+            self._require_live("iterate")
+            self._before_read("iterate")
+            values: list[Any] = self._raw_array().tolist()
         return iter(values)
 
     def __repr__(self) -> str:
@@ -710,9 +732,6 @@ class Carrier(_Protocols, _Lifecycle, abc.ABC):
         """
         scatter_numpy(self._raw_array(), base, mapping, source.host())
 
-    def _page_in(self, action: str) -> None:
-        """Make the values resident before a bulk write (default: they always are)."""
-
     @classmethod
     def _availability(cls) -> tuple[bool, str]:
         """Return whether the kind can be constructed here, and on what, in words."""
@@ -779,18 +798,27 @@ class Carrier(_Protocols, _Lifecycle, abc.ABC):
 
         Notes
         -----
-        A template no kind overrides: the capability check, the argument checks
-        (once), the write guard, one page-in (``_page_in``: an evicted Evictable
-        promotes), then the one backend write (``_raw_scatter``), which normalizes
-        the source before writing. A failed call changes neither values nor
+        A template no kind overrides: the capability check, the argument checks, the
+        source read (host values normalized, or the backend's own array for a source
+        on the receiver's backend), then under the receiver's lock the write guard,
+        one page-in (``_before_mutation``: an evicted Evictable promotes), the
+        argument checks again and the one backend write (``_raw_scatter``). A failed call changes neither values nor
         ``version``; a successful call advances ``version`` by exactly one.
         """
         if self.capabilities.scatter is ScatterSupport.NONE:
             raise NotImplementedError(_messages.scatter_unsupported(self))
         base = check_scatter_arguments(self, to_scatter, scatter_onto, mapping, mapping_offset)
-        with self._mutation("scatter"):
-            self._page_in("scatter")
-            self._raw_scatter(base, mapping, ScatterSource(to_scatter, self._dtype))
+        self._require_admitted("scatter")  # refusals first, as documented (rechecked below)
+        # The source is read under its own lock, before the receiver's is taken: two
+        # unrelated carriers are never locked together (docs/threads-and-processes.md).
+        # Host values are read now; a source on the receiver's own backend (a Metal
+        # device slice) is handed over as it is.
+        source = ScatterSource(to_scatter, self._dtype)
+        source.prefetch(self._backing())
+        with self._mutation("scatter"):  # pages an evicted Evictable in (_before_mutation)
+            # Under the lock: the receiver may have shrunk or been released meanwhile.
+            base = check_scatter_arguments(self, to_scatter, scatter_onto, mapping, mapping_offset)
+            self._raw_scatter(base, mapping, source)
 
     # -- release --------------------------------------------------------------------------
 
@@ -808,14 +836,19 @@ class Carrier(_Protocols, _Lifecycle, abc.ABC):
         NumPy views exported earlier keep their buffer alive; the carrier's own
         accessors fail with ``RuntimeError`` from now on, and ``size()`` is 0.
         """
-        if self._released:
-            return
-        self._require_releasable()
-        self._raw_release()
-        self._mark_released()
-        self._unbind_backend()
+        with self._locked():
+            if self._released:
+                return
+            self._require_releasable()
+            self._gate = None  # close the scalar fast path before the backend goes
+            self._raw_release()
+            self._mark_released()
+            self._unbind_backend()
 
     # -- copying and pickling -------------------------------------------------------------
+
+    def _before_read(self, action: str) -> None:
+        """Prepare a bulk read, under the lock (a hook: an evicted Evictable pages in)."""
 
     def _recheck_live(self) -> None:
         """On an error path only: raise RuntimeError if a release raced this call."""
@@ -835,10 +868,10 @@ class Carrier(_Protocols, _Lifecycle, abc.ABC):
 
     def _snapshot(self, action: str) -> npt.NDArray[Any]:
         """Return a private copy of the live values (a plain ndarray), for copies."""
-        self._require_live(action)
-        values = np.array(self._raw_array(), copy=True)
-        self._require_live(action)  # a release that raced the copy
-        return values
+        with self._locked():
+            self._require_live(action)
+            self._before_read(action)
+            return np.array(self._raw_array(), copy=True)
 
     def __reduce_ex__(self, protocol: SupportsIndex) -> tuple[Any, ...]:
         """Pickle as an independent copy: the kind, a copy of the values, dtype, mutability.
@@ -946,12 +979,13 @@ class Carrier(_Protocols, _Lifecycle, abc.ABC):
         ValueError
             If ``copy=False`` and ``dtype`` needs a conversion.
         """
-        self._require_live("export to NumPy")
         requested = export_dtype(dtype, exporter=self)
-        raw = self._raw_array()
-        self._require_live("export to NumPy")  # a release that raced the line above
-        if copy:
-            return np.array(raw, dtype=requested, copy=True)
+        with self._locked():
+            self._require_live("export to NumPy")
+            self._before_read("export to NumPy")
+            raw = self._raw_array()
+            if copy:
+                return np.array(raw, dtype=requested, copy=True)
         if requested is not None and requested != raw.dtype:
             if copy is False:
                 raise ValueError(_messages.copy_impossible(self, requested))

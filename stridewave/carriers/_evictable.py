@@ -84,6 +84,11 @@ class _Reaper:
                 ).start()
             cls._queue.put(item)
 
+    @classmethod
+    def _after_fork_in_child(cls) -> None:
+        cls._lock = threading.Lock()  # possibly inherited held; the thread is gone
+        cls._queue = None
+
     @staticmethod
     def _run(items: queue.SimpleQueue[object]) -> None:
         while True:
@@ -91,8 +96,12 @@ class _Reaper:
             del item
 
 
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_Reaper._after_fork_in_child)
+
+
 class _PagingStore:
-    """Scalar accessors of an evicted wrapper: promote, then read or write the primary."""
+    """Scalar accessors of an evicted wrapper: under its lock, promote, then read or write."""
 
     __slots__ = ("_ref",)
 
@@ -101,8 +110,9 @@ class _PagingStore:
 
     def __getitem__(self, index: int) -> Any:
         owner = self._owner()
-        owner._page_in("read")
-        return owner._primary._slot_store[index]
+        with owner._locked():
+            owner._page_in("read")
+            return owner._primary._slot_store[index]
 
     def _owner(self) -> Evictable:
         owner = self._ref()
@@ -112,10 +122,9 @@ class _PagingStore:
 
     def __setitem__(self, index: int, value: Any) -> None:
         owner = self._owner()
-        owner._page_in("write")
-        # Straight to the (new) primary: the wrapper's own accessors may not be
-        # re-bound yet if another thread's page-in is finishing.
-        owner._primary._slot_store[index] = value
+        with owner._locked():
+            owner._page_in("write")
+            owner._primary._slot_store[index] = value
 
 
 class Evictable(Carrier):
@@ -193,17 +202,16 @@ class Evictable(Carrier):
         for role, tier in (("primary", primary), ("secondary", secondary)):
             if not isinstance(tier, Carrier):
                 raise TypeError(_messages.tier_not_a_carrier(role, tier))
-        if primary is not secondary and not secondary._released:
-            self._check_secondary(secondary, primary)
+
+        def check() -> None:  # under both tiers' locks: the claim is atomic
+            if primary is not secondary and not secondary._released:
+                self._check_secondary(secondary, primary)
+
         dtype = primary._dtype
-        Carrier._claim_all(self, (primary, secondary), dtype=dtype)
+        Carrier._claim_all(self, (primary, secondary), dtype=dtype, check=check)
         self._primary = primary
         self._secondary = secondary
         self._evicted = False
-        # Residency moves and release are serialized: a page-in on one thread and a
-        # release or another page-in on another must not interleave. Element access
-        # on a promoted wrapper never takes it (the hot path stays lock-free).
-        self._transition = threading.RLock()
         self._logical = primary._slots
         declared = type(primary).capabilities
         self.capabilities = Capabilities(
@@ -251,13 +259,13 @@ class Evictable(Carrier):
         return self._evicted
 
     def _require_transition(self, action: str) -> None:
-        """Raise ``RuntimeError`` unless a residency move is allowed now."""
+        """Raise ``RuntimeError`` unless a residency move is allowed now (for this thread)."""
         if self._released:
             raise RuntimeError(
                 f"cannot {action} {self!r}: it is released, and a released Evictable makes "
                 f"no residency transitions. Build a fresh one with new_like(values)."
             )
-        if self._owner is not None and self._scope_depth == 0:
+        if not self._admitted():
             raise RuntimeError(
                 _messages.not_writable(self, action, intrinsic=True, owner=self._owner)
             )
@@ -285,35 +293,45 @@ class Evictable(Carrier):
         On any error the wrapper stays promoted with every value and its version
         intact, and the secondary is back at size 0.
         """
-        with self._transition:
+        with self._move("evict", guard=False):
             self._require_transition("evict")
             if not self._evicted:
                 self._evict()
 
     def _evict(self) -> None:
-        """Evict a promoted wrapper (under the transition lock, guard already passed)."""
+        """Evict a promoted wrapper (under its lock, fast path closed, guard passed).
+
+        Writers that read the gate before the move may still land in the primary
+        after the copy; they see the gate replaced and write again (under the lock,
+        after the eviction, paging in), so the read-back check tolerates them: on a
+        mismatch it loads once more from a private snapshot, and only a second
+        mismatch (faulty storage) fails.
+        """
         primary, secondary = self._primary, self._secondary
-        values = primary._raw_array()
+        values = original = primary._raw_array()
         with secondary._access(self):
             try:
                 secondary._load(values, action="evict into")
                 if not _same_values(values, secondary._raw_array()):
-                    raise RuntimeError(
-                        f"evict: {secondary!r} did not read back the {values.shape[0]} "
-                        f"values written to it; nothing was moved and the values stay in "
-                        f"the primary tier. Either another thread wrote to the Evictable "
-                        f"during evict() (which does not block writers: serialize them "
-                        f"with evict), or the secondary's storage is faulty; try again."
-                    )
+                    values = np.array(values, copy=True)  # racing writers redo theirs
+                    secondary._load(values, action="evict into")
+                    if not _same_values(values, secondary._raw_array()):
+                        raise RuntimeError(
+                            f"evict: {secondary!r} did not read back the {values.shape[0]} "
+                            f"values written to it; nothing was moved and the values stay "
+                            f"in the primary tier. The secondary's storage is faulty."
+                        )
             except BaseException:
                 self._empty_secondary(values[:0])
                 raise
+            # Commit first, then let the primary go: a fork in between leaves a
+            # consistent (evicted) wrapper in the child. Exported views keep the
+            # released buffer alive: retained_nbytes() tells.
+            self._evicted_buffer = weakref.ref(original)
+            self._evicted = True
+            self._bind_backend()
             with primary._access(self):
                 primary.release()
-        # Exported views keep the released buffer alive: retained_nbytes() tells.
-        self._evicted_buffer = weakref.ref(values)
-        self._evicted = True
-        self._bind_backend()
 
     _evicted_buffer: weakref.ref[npt.NDArray[Any]] | None = None
 
@@ -353,12 +371,14 @@ class Evictable(Carrier):
             If the primary's factory cannot build the new tier; the wrapper then
             stays evicted with its values in the secondary.
         """
-        self._require_transition("promote")
-        self._promote()
+        with self._move("promote", guard=False):
+            self._require_transition("promote")
+            if self._evicted:
+                self._promote_locked()
 
     def _promote(self) -> None:
-        """Promote without the ownership guard (a no-op when promoted)."""
-        with self._transition:
+        """Promote without the ownership guard (a no-op when promoted); takes the lock."""
+        with self._move("promote", guard=False):
             if self._released:  # a release won the race for the lock
                 self._require_transition("promote")
             if self._evicted:
@@ -392,7 +412,10 @@ class Evictable(Carrier):
             )
 
     def _page_in(self, action: str) -> None:
-        """Promote for an element access on an evicted wrapper (transparent paging)."""
+        """Promote for an element access on an evicted wrapper (transparent paging).
+
+        Called under the wrapper's lock (the hooks below and ``_PagingStore``).
+        """
         if self._evicted:
             if self._released:
                 self._require_transition(action)
@@ -400,6 +423,20 @@ class Evictable(Carrier):
             # in changes no value, so it needs no access scope; writes were already
             # refused by the caller's writability check.
             self._promote()
+
+    # -- lifecycle hooks (called under the wrapper's lock) ------------------------------
+
+    @override
+    def _fast_path_open(self) -> bool:
+        return not self._evicted
+
+    @override
+    def _before_mutation(self, action: str) -> None:
+        self._page_in(action)
+
+    @override
+    def _before_read(self, action: str) -> None:
+        self._page_in(action)
 
     # -- backend hooks ------------------------------------------------------------------
 
@@ -417,13 +454,15 @@ class Evictable(Carrier):
 
     @override
     def _raw_get(self, index: int) -> Any:
-        self._page_in("read")
-        return self._primary._raw_get(index)
+        with self._locked():
+            self._page_in("read")
+            return self._primary._raw_get(index)
 
     @override
     def _raw_set(self, index: int, value: Any) -> None:
-        self._page_in("write")
-        self._primary._raw_set(index, value)
+        with self._locked():
+            self._page_in("write")
+            self._primary._raw_set(index, value)
 
     @override
     def _raw_array(self) -> npt.NDArray[Any]:
@@ -479,29 +518,15 @@ class Evictable(Carrier):
         OSError, MemoryError
             If the promotion fails; the wrapper then stays evicted, unchanged.
         """
-        if self._released:
+        with self._locked():
             self._require_live("export to NumPy")
-        self._page_in("export to NumPy")
-        return self._primary.__array__(dtype, copy)
+            self._page_in("export to NumPy")
+            return self._primary.__array__(dtype, copy)
 
     @override
     def __iter__(self) -> Iterator[Any]:
         """Iterate over a snapshot of the values, promoting an evicted wrapper first."""
-        if not self._released:
-            self._page_in("iterate")
-        return super().__iter__()
-
-    @override
-    def release(self) -> None:
-        """Release both tiers for good (under the transition lock); idempotent.
-
-        Raises
-        ------
-        RuntimeError
-            If a composite owns this wrapper and its access scope is not open.
-        """
-        with self._transition:
-            super().release()
+        return super().__iter__()  # pages in under the lock (_before_read)
 
     @override
     def _raw_release(self) -> None:

@@ -1,27 +1,33 @@
 """`FileBacked`: a raw little-endian numeric file in a hidden per-process directory.
 
-Files and cleanup
------------------
+Files and cleanup (CONTRACT section 7; docs/threads-and-processes.md)
+---------------------------------------------------------------------
 Each process that creates FileBacked storage gets one hidden session directory,
-``<tempfile.gettempdir()>/.stridewave-<pid>-<start time>-<random>``, made on first
-use with ``tempfile.mkdtemp`` (mode 0700). Before making it, the process removes the
-directories of processes that are gone (killed with SIGKILL, say; the start time
-from ``/proc/<pid>/stat`` tells a reused pid apart), never a live process's. A carrier's file lives in it and holds
-``size * 4`` bytes: slot ``i`` at byte ``4 * i``, ``<f4`` or ``<i4``.
+``<tempfile.gettempdir()>/.stridewave-<pid>-<random>`` (mode 0700), made on first use.
+The process holds an exclusive ``flock`` on the file ``lock`` inside it for as long as
+it lives: the kernel drops that lock when the process dies, whatever the death, so
+the lock (never the pid in the name) tells a live directory from a stale one. The
+directory is built under a temporary name (``.stridewave~...``) and renamed only once
+its lock is held. Before making it, the process removes every session directory
+whose lock it can take (:func:`sweep_stale_sessions`).
+
+Files are created and reopened relative to the directory's file descriptor with
+``O_NOFOLLOW`` (a symlink put in place of the directory or of a file is never
+followed); names are exact ``str``. A carrier's file holds ``size * 4`` bytes: slot
+``i`` at byte ``4 * i``, ``<f4`` or ``<i4``.
 
 The file is removed when the carrier is released, when it is garbage collected
 (``weakref.finalize``), and at interpreter exit; the directory is removed at exit
-(``atexit``, and ``multiprocessing``'s exit finalizers for a multiprocessing
-child, which leaves through ``os._exit``). Every cleanup path first compares ``os.getpid()`` with the pid that
-created the file or directory, so a forked child (``os.fork`` or ``multiprocessing``
-with the fork start method, whose exit handlers and finalizers run on recent
-Pythons) never deletes its parent's files; a child that needs FileBacked storage
-makes its own session directory.
+(``atexit``, and ``multiprocessing``'s exit finalizers for a multiprocessing child,
+which leaves through ``os._exit``). Only the process that created a file or the
+directory deletes it. A FileBacked inherited by a forked child copies its values into
+the child's own session directory on the child's first mutation or move, so the
+child never writes, resizes or truncates the parent's file.
 
-Memory safety: unlinking a file does not unmap it. A NumPy view exported before
-``release()`` or before a shrinking ``resize()`` keeps its mapping valid (shrinking
-writes the kept prefix to a new file that replaces the old name, so the old
-mapping never loses pages under it).
+Memory safety: unlinking a file does not unmap it, and the library never shrinks in
+place a file another mapping may use: shrinking writes the kept prefix to a new file
+that replaces the name; a failed growth gives back only what it added, beyond every
+mapping of the file.
 """
 
 from __future__ import annotations
@@ -29,13 +35,15 @@ from __future__ import annotations
 import atexit
 import contextlib
 import errno
+import fcntl
 import multiprocessing.util
 import os
-import re
 import shutil
 import stat
+import sys
 import tempfile
 import threading
+import time
 import uuid
 import weakref
 from typing import TYPE_CHECKING, Any, ClassVar, Final
@@ -62,64 +70,151 @@ __all__ = ["FileBacked", "session_directory", "sweep_stale_sessions"]
 _FILE_SUPPORTED: Final[tuple[DType, ...]] = (DType.Floating, DType.Float32, DType.Int32)
 _FILE_CONCRETE: Final[tuple[DType, ...]] = (DType.Float32, DType.Int32)
 
-_lock = threading.Lock()
-_session: tuple[int, str] | None = None  # (pid, directory) of this process
+_PREFIX: Final = ".stridewave-"
+_STAGING_PREFIX: Final = ".stridewave~"
+_LOCK_NAME: Final = "lock"
+#: A directory still under construction is left alone for this long (seconds).
+_STAGING_GRACE: Final = 300.0
+_NOFOLLOW: Final = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC: Final = getattr(os, "O_CLOEXEC", 0)
+_DIRECTORY: Final = getattr(os, "O_DIRECTORY", 0)
+#: The largest file, in bytes, a FileBacked may ask for (an ``off_t``).
+_MAX_BYTES: Final = 2**63 - 1
 
 
-def _remove_session(directory: str, pid: int) -> None:
-    """At-exit hook: remove the session directory, only in the process that made it."""
-    if os.getpid() != pid:
+class _Session:
+    """One process's session directory: path, an fd on it, and the fd holding its lock."""
+
+    __slots__ = ("closed", "fd", "lock_fd", "path", "pid", "transient")
+
+    def __init__(self, path: str, fd: int, lock_fd: int) -> None:
+        self.path = path
+        self.fd = fd
+        self.lock_fd = lock_fd
+        self.pid = os.getpid()
+        self.closed = False
+        self.transient = False  # made during shutdown: emptied and removed at once
+
+    def usable(self) -> bool:
+        """Whether new files may go here: ours, open, still named ``path``, not deleted."""
+        if self.closed or self.pid != os.getpid():
+            return False
+        try:
+            held = os.fstat(self.fd)
+            named = os.lstat(self.path)
+        except OSError:
+            return False
+        return held.st_nlink > 0 and os.path.samestat(held, named)
+
+    def close(self) -> None:
+        """Remove the directory (only in the process that made it) and let its lock go."""
+        if self.closed:
+            return
+        self.closed = True
+        if self.pid == os.getpid():
+            with contextlib.suppress(OSError):
+                if os.path.samestat(os.fstat(self.fd), os.lstat(self.path)):
+                    shutil.rmtree(self.path, ignore_errors=True)
+        for fd in (self.lock_fd, self.fd):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+_lock = threading.Lock()  # guards _session and _swept (reset in a forked child)
+_session: _Session | None = None
+_swept = False
+_shutting_down = False
+#: Live FileBacked carriers, so that a forked child can close their fast paths.
+_live: weakref.WeakSet[FileBacked] = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    global _lock, _session, _swept
+    _lock = threading.Lock()
+    inherited = _session
+    _session = None
+    _swept = True  # the parent swept; the child need not
+    if inherited is not None:
+        # The parent's lock stays held through the parent's own descriptor: closing
+        # the child's copy keeps the parent's directory's liveness the parent's alone.
+        with contextlib.suppress(OSError):
+            os.close(inherited.lock_fd)
+    for carrier in list(_live):
+        carrier._gate = None  # writes and moves take the locked path, which adopts
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def _at_exit(session: _Session) -> None:
+    """Exit hook: remove the session directory (only in the process that made it)."""
+    global _shutting_down
+    if session.pid != os.getpid():
         return
-    shutil.rmtree(directory, ignore_errors=True)
+    _shutting_down = True
+    session.close()
 
 
-def _remove_file(path: str, pid: int) -> None:
+def _remove_file(session: _Session, name: str, pid: int) -> None:
     """Unlink one carrier file (finalizer), only in the process that created it."""
-    if os.getpid() != pid:
+    if os.getpid() != pid or session.closed:
         return
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(path)
+    with contextlib.suppress(OSError):
+        os.unlink(name, dir_fd=session.fd)
 
 
-def _start_time(pid: int) -> str | None:
-    """Return process ``pid``'s start time (clock ticks since boot) or None if unknown.
+def _open_dir(path: str) -> int:
+    return os.open(path, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC)
 
-    Read from field 22 of ``/proc/<pid>/stat`` (Linux). Together with the pid it names
-    one process for good: a reused pid has another start time.
-    """
+
+def _try_remove_stale(root: str, name: str) -> bool:
+    """Remove ``root/name`` if its lock can be taken (its process is gone)."""
+    path = os.path.join(root, name)
     try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            stat = handle.read()
+        info = os.lstat(path)
     except OSError:
-        return None
-    fields = stat[stat.rfind(b")") + 2 :].split()  # after "pid (comm) "
-    return fields[19].decode() if len(fields) > 19 else None
-
-
-def _is_alive(pid: int, start: str | None) -> bool:
-    """Return whether the process that made a session directory may still be running."""
-    if start is not None and os.path.isdir("/proc"):
-        return _start_time(pid) == start
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
         return False
-    except OSError:  # exists but belongs to someone else
-        return True
-    return True
-
-
-_SESSION_NAME = re.compile(r"^\.stridewave-(\d+)-(?:(\d+)-)?")
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+        return False
+    if name.startswith(_STAGING_PREFIX) and time.time() - info.st_mtime < _STAGING_GRACE:
+        return False  # maybe still being built by a live process
+    try:
+        fd = _open_dir(path)
+    except OSError:
+        return False
+    try:
+        try:
+            lock_fd = os.open(_LOCK_NAME, os.O_RDWR | _NOFOLLOW | _CLOEXEC, dir_fd=fd)
+        except OSError:
+            return False  # no lock file: not provably stale (an old or foreign layout)
+        try:
+            try:
+                fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                return False  # held: the directory is live
+            if not os.path.samestat(os.fstat(fd), os.lstat(path)):
+                return False  # replaced meanwhile
+            shutil.rmtree(path, ignore_errors=True)
+            return not os.path.lexists(path)
+        finally:
+            os.close(lock_fd)
+    finally:
+        os.close(fd)
 
 
 def sweep_stale_sessions(directory: str | None = None) -> list[str]:
     """Remove session directories whose process is gone (e.g. killed by SIGKILL).
 
     Called once per process, when FileBacked storage first needs a session
-    directory. A directory is stale when the process named in it is not running:
-    its name encodes ``<pid>-<start time>`` (from ``/proc/<pid>/stat``), so a
-    reused pid does not keep a dead process's files alive, and a live process's
-    directory is never touched. Directories of other users are skipped.
+    directory. A directory is stale when the exclusive lock its process held on the
+    file ``lock`` inside it can be taken: the kernel released it when that process
+    died, whatever the death (SIGKILL, SIGTERM, ``os._exit``, a terminated
+    ``multiprocessing.Pool`` worker). Process ids are never consulted, so PID
+    namespaces, containers sharing the directory, reused ids and stray names cannot
+    make it delete a live directory or fail. Directories of other users, symlinks,
+    and directories without a lock file are skipped; a directory under
+    construction (``.stridewave~...``) is skipped for its first five minutes.
 
     Parameters
     ----------
@@ -137,31 +232,64 @@ def sweep_stale_sessions(directory: str | None = None) -> list[str]:
         names = os.listdir(root)
     except OSError:
         return removed
-    me = os.getuid() if hasattr(os, "getuid") else None
     for name in names:
-        match = _SESSION_NAME.match(name)
-        if match is None:
+        if not name.startswith((_PREFIX, _STAGING_PREFIX)):
             continue
-        path = os.path.join(root, name)
-        try:
-            info = os.lstat(path)
-        except OSError:
-            continue
-        if not stat.S_ISDIR(info.st_mode) or (me is not None and info.st_uid != me):
-            continue
-        if _is_alive(int(match.group(1)), match.group(2)):
-            continue
-        shutil.rmtree(path, ignore_errors=True)
-        if not os.path.exists(path):
-            removed.append(path)
+        if _try_remove_stale(root, name):
+            removed.append(os.path.join(root, name))
     return removed
+
+
+def _new_session() -> _Session:
+    """Create, lock and publish a fresh session directory (see the module notes)."""
+    root = tempfile.gettempdir()
+    staging = tempfile.mkdtemp(prefix=_STAGING_PREFIX, dir=root)  # mode 0700
+    fd = lock_fd = -1
+    try:
+        fd = _open_dir(staging)
+        lock_fd = os.open(
+            _LOCK_NAME, os.O_CREAT | os.O_EXCL | os.O_RDWR | _NOFOLLOW | _CLOEXEC, 0o600, dir_fd=fd
+        )
+        fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        final = os.path.join(root, f"{_PREFIX}{os.getpid()}-{os.path.basename(staging)[12:]}")
+        os.rename(staging, final)
+    except BaseException:
+        for held in (lock_fd, fd):
+            if held >= 0:
+                os.close(held)
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return _Session(final, fd, lock_fd)
+
+
+def _current_session() -> _Session:
+    """Return this process's usable session, creating it (and sweeping once) if needed."""
+    global _session, _swept
+    with _lock:
+        session = _session
+        if session is not None and session.usable():
+            return session
+        if not _swept:
+            _swept = True
+            sweep_stale_sessions()
+        session = _new_session()
+        if _shutting_down or sys.is_finalizing():
+            session.transient = True  # not registered: the caller removes it at once
+            return session
+        _session = session
+        atexit.register(_at_exit, session)
+        # multiprocessing children leave through os._exit after running only
+        # multiprocessing's own finalizers: register there as well.
+        multiprocessing.util.Finalize(None, _at_exit, args=(session,), exitpriority=0)
+        return session
 
 
 def session_directory() -> str:
     """Return this process's hidden FileBacked directory, creating it on first use.
 
-    The name is ``.stridewave-<pid>-<start time>-<random>``; before creating it, the
-    process sweeps stale directories of dead processes (:func:`sweep_stale_sessions`).
+    The name is ``.stridewave-<pid>-<random>`` (the pid is for people; liveness is
+    the lock, see :func:`sweep_stale_sessions`); before creating it, the process
+    sweeps stale directories of dead processes.
 
     Returns
     -------
@@ -174,77 +302,70 @@ def session_directory() -> str:
     OSError
         If the directory cannot be created.
     """
-    global _session
-    with _lock:
-        pid = os.getpid()
-        if _session is None or _session[0] != pid or not os.path.isdir(_session[1]):
-            if _session is None or _session[0] != pid:
-                sweep_stale_sessions()
-            start = _start_time(pid) or "0"
-            directory = tempfile.mkdtemp(prefix=f".stridewave-{pid}-{start}-")
-            atexit.register(_remove_session, directory, pid)
-            # multiprocessing children leave through os._exit after running only
-            # multiprocessing's own finalizers: register there as well.
-            multiprocessing.util.Finalize(
-                None, _remove_session, args=(directory, pid), exitpriority=0
-            )
-            _session = (pid, directory)
-        return _session[1]
+    return _current_session().path
 
 
-def _reserve(path: str, old_bytes: int, new_bytes: int) -> None:
-    """Grow ``path`` to ``new_bytes``, reserving the disk blocks (zero-filled).
+def _reserve(fd: int, old_bytes: int, new_bytes: int) -> None:
+    """Grow the open file ``fd`` to ``new_bytes``, reserving the disk blocks (zero-filled).
 
     ``posix_fallocate`` makes a full disk fail here, with ``OSError(ENOSPC)``, instead
     of as SIGBUS on a later write into a sparse mapping; a file system without it
-    falls back to ``truncate`` (sparse).
+    falls back to ``ftruncate`` (sparse).
     """
-    fd = os.open(path, os.O_RDWR)
-    try:
-        if hasattr(os, "posix_fallocate"):
-            try:
-                os.posix_fallocate(fd, old_bytes, new_bytes - old_bytes)
-                return
-            except OSError as exc:
-                if exc.errno not in (errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL):
-                    raise
-        os.ftruncate(fd, new_bytes)
-    finally:
-        os.close(fd)
+    if hasattr(os, "posix_fallocate"):
+        try:
+            os.posix_fallocate(fd, old_bytes, new_bytes - old_bytes)
+            return
+        except OSError as exc:
+            if exc.errno not in (errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL):
+                raise
+    os.ftruncate(fd, new_bytes)
 
 
-def _write_all(path: str, data: npt.NDArray[Any]) -> None:
-    """Write ``data``'s bytes to the start of ``path`` in a few large system calls.
+def _write_all(fd: int, data: npt.NDArray[Any]) -> None:
+    """Write ``data``'s bytes to the start of the open file ``fd`` in large system calls.
 
     Unlike ``ndarray.tofile`` (which reports a short write without an errno), a failing
     write raises ``OSError`` with the system's errno (``ENOSPC``, ``EFBIG``).
     """
     remaining = memoryview(data).cast("B")  # type: ignore[arg-type,unused-ignore]
-    with open(path, "r+b", buffering=0) as handle:
-        while remaining:
-            written = handle.write(remaining)
-            if not written:  # a regular file never returns 0 unless the disk is full
-                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-            remaining = remaining[written:]
+    offset = 0
+    while remaining:
+        written = os.pwrite(fd, remaining[: 1 << 30], offset)
+        if not written:  # a regular file never returns 0 unless the disk is full
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        remaining = remaining[written:]
+        offset += written
 
 
-def _storage_error(exc: OSError, action: str, path: str, nbytes: int) -> OSError:
-    """Re-raise a file-system failure as the same errno with a message that says what to do."""
-    reason = exc.strerror or str(exc)
+def _storage_error(exc: BaseException, action: str, path: str, nbytes: int) -> OSError:
+    """Return a file-system failure as the same errno with a message that says what to do.
+
+    A non-``OSError`` (``OverflowError``, ``MemoryError`` of a size too large for the
+    file system or the address space) becomes ``EFBIG``.
+    """
+    if isinstance(exc, OSError):
+        code, reason = exc.errno, exc.strerror or str(exc)
+    else:
+        code, reason = errno.EFBIG, f"file too large ({type(exc).__name__}: {exc})"
     hint = {
         errno.ENOSPC: "the disk is full: free space in the temporary directory",
-        errno.EFBIG: "the file would exceed the file-size limit (ulimit -f / RLIMIT_FSIZE)",
+        errno.EFBIG: "the file would exceed the file-size limit (ulimit -f / RLIMIT_FSIZE) "
+        "or what the file system can hold",
         errno.EDQUOT: "the disk quota is exhausted",
         errno.EMFILE: "the process is out of file descriptors (each live, non-empty "
         "FileBacked maps its file: release carriers you no longer need, or raise ulimit -n)",
-    }.get(exc.errno or 0, "check the temporary directory (TMPDIR)")
-    error = OSError(
-        exc.errno,
+    }.get(code or 0, "check the temporary directory (TMPDIR)")
+    return OSError(
+        code,
         f"FileBacked could not {action} ({nbytes} bytes): {reason}; {hint}. Existing "
         f"carriers and their values are unchanged",
         path,
     )
-    return error
+
+
+def _too_large(nbytes: int, action: str, path: str) -> OSError:
+    return _storage_error(OverflowError(f"{nbytes} bytes exceed 2**63 - 1"), action, path, nbytes)
 
 
 def _deleted(path: str, action: str) -> FileNotFoundError:
@@ -258,50 +379,48 @@ def _deleted(path: str, action: str) -> FileNotFoundError:
     )
 
 
-def _as_os_error(exc: BaseException) -> OSError:
-    """Return ``exc`` if it is an OSError, else an ``EFBIG`` OSError (a size too large)."""
-    if isinstance(exc, OSError):
-        return exc
-    return OSError(errno.EFBIG, f"file too large ({type(exc).__name__}: {exc})")
-
-
 def _check_filename(filename: object) -> str | None:
     if filename is None:
         return None
-    if not isinstance(filename, str):
+    if type(filename) is not str:  # exact str: a subclass could lie about its contents
         raise TypeError(
             f"FileBacked expects filename to be a str or None; got {type(filename).__name__}. "
-            f"Pass a bare name like 'weights.f32'."
+            f"Pass a bare name like 'weights.f32' (an exact str, not a subclass)."
         )
+    name = str.__str__(filename)
     separators = {"/", "\\", os.sep} | ({os.altsep} if os.altsep else set())
     if (
-        not filename
-        or filename in (".", "..")
-        or "\0" in filename
-        or any(sep in filename for sep in separators)
+        not name
+        or name in (".", "..", _LOCK_NAME)
+        or "\0" in name
+        or any(str.__contains__(name, sep) for sep in separators)
     ):
-        raise ValueError(_messages.path_component(filename))
-    return filename
+        raise ValueError(_messages.path_component(name))
+    return name
 
 
-def _create_file(name: str | None, directory: str) -> str:
-    """Create a new empty file (never replacing one) and return its path."""
-    generated = name is None
-    path = os.path.join(directory, name if name is not None else f"{uuid.uuid4().hex}.raw")
+def _create_file(name: str | None, session: _Session) -> tuple[str, int]:
+    """Create a new empty file in the session (never replacing one, never following links).
+
+    Returns the name and an open read-write descriptor (the caller closes it).
+    """
+    chosen = name if name is not None else f"{uuid.uuid4().hex}.raw"
+    flags = os.O_CREAT | os.O_EXCL | os.O_RDWR | _NOFOLLOW | _CLOEXEC
     try:
-        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
+        fd = os.open(chosen, flags, 0o600, dir_fd=session.fd)
     except FileExistsError:
-        if generated:  # practically impossible; try a fresh name once more
-            return _create_file(None, directory)
-        raise FileExistsError(_messages.duplicate_file(name or "", directory)) from None
-    os.close(fd)
-    return path
+        if name is None:  # practically impossible; try a fresh name once more
+            return _create_file(None, session)
+        raise FileExistsError(_messages.duplicate_file(name, session.path)) from None
+    return chosen, fd
 
 
-def _identity(path: str) -> tuple[int, int]:
-    """Return ``(st_dev, st_ino)`` of ``path``: which file the carrier mapped."""
-    info = os.stat(path)
-    return (info.st_dev, info.st_ino)
+def _map_fd(fd: int, np_dtype: np.dtype[Any], size: int, writable: bool) -> npt.NDArray[Any]:
+    """Map ``size`` slots of the open file ``fd`` (an empty array for size 0)."""
+    if size == 0:  # numpy.memmap cannot map an empty file
+        return np.empty(0, dtype=np_dtype)
+    with os.fdopen(os.dup(fd), "r+b" if writable else "rb") as handle:
+        return np.memmap(handle, dtype=np_dtype, mode="r+" if writable else "r", shape=(size,))
 
 
 class FileBacked(_ArrayCarrier):
@@ -348,7 +467,9 @@ class FileBacked(_ArrayCarrier):
         scatter=ScatterSupport.NONE, secondary=True, exports_views=True, host_addressable=True
     )
 
-    _path: str
+    _session: _Session
+    _name: str
+    _pid: int
     _identity: tuple[int, int]
     _finalizer: weakref.finalize[Any, Any]
 
@@ -371,38 +492,74 @@ class FileBacked(_ArrayCarrier):
     ) -> None:
         """Create the file, fill it (``data``) or size it (zeros), map it, register cleanup."""
         np_dtype = storage_numpy_dtype(dtype, little_endian=True)
-        path = _create_file(name, session_directory())
-        pid = os.getpid()
         if data is not None:
             size = data.shape[0]
         nbytes = size * np_dtype.itemsize
-        try:
-            if data is not None:
-                _write_all(path, np.ascontiguousarray(data, dtype=np_dtype))
-            elif size:
-                _reserve(path, 0, nbytes)
-            self._array = self._map(path, np_dtype, size, mutable)
-            self._identity = _identity(path)
-        except OSError as exc:
-            _remove_file(path, pid)
-            raise _storage_error(exc, "create its file", path, nbytes) from exc
-        except BaseException:
-            _remove_file(path, pid)
-            raise
-        self._path = path
-        self._finalizer = weakref.finalize(self, _remove_file, path, pid)
+        if nbytes > _MAX_BYTES:  # before anything is created
+            raise _too_large(nbytes, "create its file", tempfile.gettempdir())
+        session = _current_session()
+        self._place(session, name, np_dtype, data=data, size=size, writable=mutable)
         self._init_carrier(dtype, mutable=mutable)
 
-    @staticmethod
-    def _map(path: str, np_dtype: np.dtype[Any], size: int, writable: bool) -> npt.NDArray[Any]:
-        if size == 0:  # numpy.memmap cannot map an empty file
-            return np.empty(0, dtype=np_dtype)
-        return np.memmap(path, dtype=np_dtype, mode="r+" if writable else "r", shape=(size,))
+    def _place(
+        self,
+        session: _Session,
+        name: str | None,
+        np_dtype: np.dtype[Any],
+        *,
+        data: npt.NDArray[Any] | None,
+        size: int,
+        writable: bool,
+    ) -> None:
+        """Create a file in ``session`` holding ``data`` (or ``size`` zeros) and bind it.
+
+        All or nothing: on failure the new file is removed and the carrier's current
+        file, mapping and cleanup are untouched.
+        """
+        if data is not None:
+            size = data.shape[0]
+        chosen, fd = _create_file(name, session)
+        pid = os.getpid()
+        nbytes = size * np_dtype.itemsize
+        path = os.path.join(session.path, chosen)
+        try:
+            try:
+                if data is not None:
+                    _write_all(fd, np.ascontiguousarray(data, dtype=np_dtype))
+                elif size:
+                    _reserve(fd, 0, nbytes)
+                array = _map_fd(fd, np_dtype, size, writable)
+                info = os.fstat(fd)
+            finally:
+                os.close(fd)
+        except (OSError, OverflowError, MemoryError) as exc:
+            _remove_file(session, chosen, pid)
+            raise _storage_error(exc, "create its file", path, nbytes) from exc
+        except BaseException:
+            _remove_file(session, chosen, pid)
+            raise
+        old = getattr(self, "_finalizer", None)
+        self._array = array
+        self._session = session
+        self._name = chosen
+        self._pid = pid
+        self._identity = (info.st_dev, info.st_ino)
+        self._finalizer = weakref.finalize(self, _remove_file, session, chosen, pid)
+        if old is not None:
+            old.detach()  # the previous file is another process's (fork) or replaced
+        _live.add(self)
+        if session.transient:  # made during shutdown: leave nothing behind
+            _remove_file(session, chosen, pid)
+            session.close()
 
     @property
     def path(self) -> str:
-        """The absolute path of the carrier's file (``str``; the file is gone once released)."""
-        return self._path
+        """The absolute path of the carrier's file (``str``; the file is gone once released).
+
+        After a fork, the child's first mutation moves the carrier to a file in the
+        child's own session directory, and ``path`` names that file from then on.
+        """
+        return os.path.join(self._session.path, self._name)
 
     @classmethod
     def open(cls, path: str | os.PathLike[str], *, mode: str = "r") -> NpyFile:
@@ -464,54 +621,71 @@ class FileBacked(_ArrayCarrier):
             its values are unchanged then.
         """
         n = check_size(size, where="FileBacked.resize")
-        self._require_writable("resize")
+        with self._move("resize"):
+            self._resize(n)
+
+    def _resize(self, n: int) -> None:
+        """Resize under the lock, the fast path closed, this thread admitted, adopted."""
         old = self._slots
         if n == old:
             return
         self._check_file("resize")
         np_dtype = self._array.dtype
         nbytes = n * np_dtype.itemsize
+        session, name = self._session, self._name
+        if nbytes > _MAX_BYTES:
+            raise _too_large(nbytes, "grow its file", self.path)
         if n > old:
-            # Reserve and map before anything is committed: on any failure the file
-            # goes back to its old length and the carrier keeps its old mapping.
+            # Grow in place (the file only ever grows in place: mappings of it, the
+            # carrier's and exported views', all lie within its committed length).
+            # Reserve and map before anything is committed; on failure give back only
+            # what this call added, beyond every mapping.
+            old_bytes = old * np_dtype.itemsize
+            fd = os.open(name, os.O_RDWR | _NOFOLLOW | _CLOEXEC, dir_fd=session.fd)
             try:
-                _reserve(self._path, old * np_dtype.itemsize, nbytes)
-                mapped = self._map(self._path, np_dtype, n, True)
-            except (OSError, OverflowError, MemoryError) as exc:
-                with contextlib.suppress(OSError):  # give back what was reserved
-                    os.truncate(self._path, old * np_dtype.itemsize)
-                raise _storage_error(
-                    _as_os_error(exc), "grow its file", self._path, nbytes
-                ) from exc
+                try:
+                    _reserve(fd, old_bytes, nbytes)
+                    mapped = _map_fd(fd, np_dtype, n, True)
+                except (OSError, OverflowError, MemoryError) as exc:
+                    with contextlib.suppress(OSError):
+                        if os.fstat(fd).st_size > old_bytes:
+                            os.ftruncate(fd, old_bytes)
+                    raise _storage_error(exc, "grow its file", self.path, nbytes) from exc
+            finally:
+                os.close(fd)
+            self._array = mapped
         else:
             # Shrink through a new file that replaces the name: mappings held by
-            # exported views keep the old (now unlinked) file's pages. The new file is
-            # mapped before it replaces the name, so a failure (e.g. out of file
-            # descriptors) leaves the carrier on its own, still-named file.
-            directory = os.path.dirname(self._path)
-            staging = _create_file(None, directory)
+            # exported views (and by a forked parent or child) keep the old file's
+            # pages. The new file is mapped before it replaces the name.
+            staging, fd = _create_file(None, session)
             try:
-                _write_all(staging, np.ascontiguousarray(self._array[:n]))
-                mapped = self._map(staging, np_dtype, n, True)
-                os.replace(staging, self._path)
-            except OSError as exc:
-                _remove_file(staging, os.getpid())
-                raise _storage_error(exc, "shrink its file", staging, nbytes) from exc
+                try:
+                    _write_all(fd, np.ascontiguousarray(self._array[:n]))
+                    mapped = _map_fd(fd, np_dtype, n, True)
+                    info = os.fstat(fd)
+                finally:
+                    os.close(fd)
+                os.replace(staging, name, src_dir_fd=session.fd, dst_dir_fd=session.fd)
+            except (OSError, OverflowError, MemoryError) as exc:
+                _remove_file(session, staging, os.getpid())
+                raise _storage_error(exc, "shrink its file", self.path, nbytes) from exc
             except BaseException:
-                _remove_file(staging, os.getpid())
+                _remove_file(session, staging, os.getpid())
                 raise
-            self._identity = _identity(self._path)
-        self._array = mapped
+            self._identity = (info.st_dev, info.st_ino)
+            self._array = mapped
         self._bind_backend()
 
     def _check_file(self, action: str) -> None:
         """Raise FileNotFoundError if the file was deleted or replaced by someone else."""
         try:
-            same = _identity(self._path) == self._identity
-        except FileNotFoundError:
+            info = os.stat(self._name, dir_fd=self._session.fd, follow_symlinks=False)
+            same = (info.st_dev, info.st_ino) == self._identity
+        except (OSError, ValueError):
             same = False
         if not same:
-            raise _deleted(self._path, action)
+            raise _deleted(self.path, action)
 
     def flush(self) -> None:
         """Force written slots to disk (``msync``); a no-op for an empty file.
@@ -524,30 +698,73 @@ class FileBacked(_ArrayCarrier):
             If the file was deleted or replaced behind the library's back (the
             values live on only in memory; nothing reaches :attr:`path`).
         """
-        self._require_live("flush")
-        array = self._array
-        if isinstance(array, np.memmap):
-            array.flush()
-        self._check_file("flush")
+        with self._locked():
+            self._require_live("flush")
+            array = self._array
+            if isinstance(array, np.memmap):
+                array.flush()
+            self._check_file("flush")
+
+    # -- fork: copy on the child's first mutation ---------------------------------------
+
+    def _inherited(self) -> bool:
+        return self._pid != os.getpid()
+
+    @override
+    def _fast_path_open(self) -> bool:
+        return not self._inherited()
+
+    @override
+    def _before_mutation(self, action: str) -> None:
+        if self._inherited():
+            self._adopt_inherited(copy=True)
+
+    def _adopt_inherited(self, *, copy: bool) -> None:
+        """In a forked child: move to a file of our own (a copy of the values, if asked).
+
+        The parent's file is never written, resized or unlinked by the child; the
+        child's mapping of it is dropped from the carrier (views keep theirs).
+        """
+        values = self._array if copy else self._array[:0]
+        self._place(
+            _current_session(),
+            None,
+            self._array.dtype,
+            data=np.ascontiguousarray(values),
+            size=0,
+            writable=True,
+        )
+        self._bind_backend()
+        self._refresh()
 
     @override
     def _raw_load(self, values: npt.NDArray[Any]) -> None:
-        # Write a staging file with one write() (a full disk fails here with
-        # OSError(ENOSPC), never later as SIGBUS on a mapped page), then put it in
-        # place with os.replace: the old file and mappings held by exported views are
-        # untouched until the new file is complete.
+        # Write a staging file completely with the careful writer (a full disk or the
+        # file-size limit fails here with OSError(ENOSPC/EFBIG), never later as SIGBUS
+        # on a mapped page), then put it in place with os.replace: the old file and
+        # mappings held by exported views are untouched until the new file is complete.
+        if self._inherited():
+            self._adopt_inherited(copy=False)
         np_dtype = self._array.dtype
-        staging = _create_file(None, os.path.dirname(self._path))
+        session, name = self._session, self._name
+        nbytes = values.shape[0] * np_dtype.itemsize
+        staging, fd = _create_file(None, session)
         try:
-            if values.shape[0]:
-                with open(staging, "r+b") as handle:
-                    np.ascontiguousarray(values, dtype=np_dtype).tofile(handle)
-            array = self._map(staging, np_dtype, values.shape[0], True)
-            os.replace(staging, self._path)
+            try:
+                if values.shape[0]:
+                    _write_all(fd, np.ascontiguousarray(values, dtype=np_dtype))
+                array = _map_fd(fd, np_dtype, values.shape[0], True)
+                info = os.fstat(fd)
+            finally:
+                os.close(fd)
+            os.replace(staging, name, src_dir_fd=session.fd, dst_dir_fd=session.fd)
+        except (OSError, OverflowError, MemoryError) as exc:
+            _remove_file(session, staging, os.getpid())
+            raise _storage_error(exc, "write its file", self.path, nbytes) from exc
         except BaseException:
-            _remove_file(staging, os.getpid())
+            _remove_file(session, staging, os.getpid())
             raise
-        self._identity = _identity(self._path)  # the file is ours, just replaced by us
+        self._identity = (info.st_dev, info.st_ino)  # the file is ours, just replaced by us
         self._array = array
 
     @override

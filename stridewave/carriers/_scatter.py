@@ -363,6 +363,25 @@ class ScatterSource:
             self._host = values
         return self._host
 
+    def prefetch(self, receiver: Any) -> None:
+        """Read the host values now unless ``receiver``'s backend takes the source's own.
+
+        The template calls it before it locks the receiver, so that the source is read
+        under its own lock alone (two unrelated carriers are never locked together).
+
+        Parameters
+        ----------
+        receiver : Carrier
+            The carrier holding the receiver's values now (an Evictable's tier).
+
+        Raises
+        ------
+        RuntimeError, TypeError, OverflowError
+            As :meth:`host`.
+        """
+        if self.backend(receiver) is None:
+            self.host()
+
     def backend(self, receiver: Any) -> Any | None:
         """Return the source values as ``receiver``'s backend array, or ``None``.
 
@@ -622,6 +641,7 @@ def check_scatter_arguments(
         low = base + mapping.min_index
         high = base + mapping.max_index
         if low < 0 or high >= size:
+            receiver._require_live("scatter")  # released by another thread meanwhile
             bad, element = (
                 (low, _extreme_element(mapping, highest=False))
                 if low < 0
@@ -667,9 +687,9 @@ def source_values(to_scatter: object) -> npt.NDArray[Any]:
     full host copy for values it may read on the device.
     """
     carrier = to_scatter.carrier  # type: ignore[attr-defined]
-    carrier._require_live("read the scatter source")
-    storage = np.ascontiguousarray(carrier._raw_array())
-    carrier._require_live("read the scatter source")  # a release that raced the line above
+    with carrier._locked():  # atomic with the source's release and moves
+        carrier._require_live("read the scatter source")
+        storage = np.ascontiguousarray(carrier._raw_array())
     values: npt.NDArray[Any] = strided_view(
         storage,
         to_scatter.offset,  # type: ignore[attr-defined]

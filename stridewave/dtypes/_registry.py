@@ -11,6 +11,7 @@ typed ``Any`` for that reason; they are always ``stridewave.dtypes._model.DType`
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from typing import Any, Final
@@ -18,6 +19,8 @@ from typing import Any, Final
 __all__: list[str] = []
 
 _LOCK: Final = threading.RLock()
+if hasattr(os, "register_at_fork"):  # a lock inherited held by a vanished thread: reset
+    os.register_at_fork(after_in_child=getattr(_LOCK, "_at_fork_reinit"))  # noqa: B009
 _BY_NAME: Final[dict[str, Any]] = {}
 
 

@@ -1,7 +1,8 @@
 """The carrier contract as a test suite that a new carrier kind can run.
 
-Subclass :class:`CarrierTests` once per kind (set its ``kind`` to a :class:`Kind`)
-and :class:`EvictableTests` once per pair of tiers, in any pytest test module; the
+Subclass :class:`CarrierTests` once per kind (set its ``kind`` to a :class:`Kind`),
+with :class:`ScatterTests` too where the kind scatters, and :class:`EvictableTests`
+once per pair of tiers, in any pytest test module; the
 StrideWeave test suite does exactly that for the built-in kinds
 (``tests/carriers/test_contract.py``). The hypothesis strategies live in
 :mod:`stridewave.testing.strategies`; the state machines are
@@ -16,6 +17,7 @@ Importing this module needs pytest and hypothesis (``pip install
 """
 
 from stridewave.testing import strategies
+from stridewave.testing._base import KindTests
 from stridewave.testing._contract import CarrierTests, EvictableTests
 from stridewave.testing._kinds import (
     BUILTIN_KINDS,
@@ -27,6 +29,7 @@ from stridewave.testing._kinds import (
     fresh_name,
     raw_values,
 )
+from stridewave.testing._scatter_contract import ScatterTests
 from stridewave.testing._stateful import carrier_machine, evictable_machine
 
 __all__ = [
@@ -36,6 +39,8 @@ __all__ = [
     "CarrierTests",
     "EvictableTests",
     "Kind",
+    "KindTests",
+    "ScatterTests",
     "available_kinds",
     "builtin_dtypes",
     "carrier_machine",

@@ -17,7 +17,6 @@ CONTRACT's decisions. A test that needs a storage dtype runs once per entry of
 from __future__ import annotations
 
 import copy
-import functools
 import gc
 import pickle
 import weakref
@@ -30,16 +29,15 @@ from hypothesis.stateful import run_state_machine_as_test
 
 from stridewave.carriers import Carrier, storage_zero
 from stridewave.carriers._scatter import ScatterSource
-from stridewave.dtypes import DType, DTypeCategory, ScaledDType
+from stridewave.dtypes import DType
 from stridewave.layout import Layout
 from stridewave.tensor import Tensor
+from stridewave.testing._base import KindTests
 from stridewave.testing._kinds import (
     SAMPLE,
     ZERO,
-    Kind,
     available_kinds,
     builtin_dtypes,
-    fresh_name,
 )
 from stridewave.testing._stateful import carrier_machine, evictable_machine
 
@@ -48,15 +46,7 @@ __all__ = ["CarrierTests", "EvictableTests"]
 F32 = DType.Float32
 
 
-@functools.cache
-def _shared_dtypes() -> tuple[DType, DType]:
-    """Register, once per process, the compound dtype and the category the tests use."""
-    compound = ScaledDType(fresh_name("MX"), element=DType.E4M3, scale=DType.E8M0, block=32)
-    category = DTypeCategory(fresh_name("Cat"), supertype=DType.Floating)
-    return compound, category
-
-
-class CarrierTests:
+class CarrierTests(KindTests):
     """The shared carrier contract, for the kind in the subclass's ``kind``.
 
     Attributes
@@ -69,48 +59,14 @@ class CarrierTests:
 
     Notes
     -----
-    Test methods take a ``dtype`` argument where the behaviour depends on the storage
-    dtype; :meth:`pytest_generate_tests` runs them once per ``kind.dtypes`` entry.
-    The fixtures ``compound`` and ``extension_category`` give a compound dtype
-    (MXFP8-like) and an extension category, each registered once per process.
+    What every kind-parametrized suite shares (the ``dtype`` parametrization, the
+    availability skip, the ``compound`` and ``extension_category`` fixtures) is
+    described in :class:`~stridewave.testing.KindTests`.
     """
 
-    kind: ClassVar[Kind]
     stateful_settings: ClassVar[settings] = settings(
         max_examples=40, stateful_step_count=20, deadline=None
     )
-
-    def __init_subclass__(cls, **kwargs: object) -> None:
-        super().__init_subclass__(**kwargs)
-        kind = getattr(cls, "kind", None)
-        if kind is not None:
-            cls.pytestmark = [*getattr(cls, "pytestmark", []), *kind.marks]  # type: ignore[attr-defined]
-
-    def pytest_generate_tests(self, metafunc: pytest.Metafunc) -> None:
-        """Run each test that takes ``dtype`` once per storage dtype of the kind.
-
-        Parameters
-        ----------
-        metafunc : pytest.Metafunc
-            The pytest view of the test function being collected.
-        """
-        if "dtype" in metafunc.fixturenames:
-            dtypes = self.kind.dtypes
-            metafunc.parametrize("dtype", dtypes, ids=[d.name for d in dtypes])
-
-    @pytest.fixture(autouse=True)
-    def _kind_available(self) -> None:
-        self.kind.require()
-
-    @pytest.fixture
-    def compound(self) -> DType:
-        """Return a compound dtype (MXFP8-like), registered once per process."""
-        return _shared_dtypes()[0]
-
-    @pytest.fixture
-    def extension_category(self) -> DType:
-        """Return an extension category under ``Floating``, registered once per process."""
-        return _shared_dtypes()[1]
 
     # -- Carrier exposes one homogeneous storage sequence -----------------------------------
 

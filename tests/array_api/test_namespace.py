@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import importlib.util
+from typing import Any
 
 import numpy as np
 import pytest
 
 import stridewave as sw
 import stridewave.array_api as xp
-from stridewave import CPU, DType, Evictable, FileBacked, Layout, Metal, Tensor
+from stridewave import CPU, Carrier, DType, Evictable, FileBacked, Layout, Metal, Tensor
 
 HAVE_MLX = importlib.util.find_spec("mlx") is not None
 needs_mlx = [
@@ -22,10 +23,10 @@ DEVICES = [
     pytest.param("FileBacked", id="file"),
     pytest.param("Metal", id="metal", marks=needs_mlx),
 ]
-KIND = {"CPU": CPU, "FileBacked": FileBacked, "Metal": Metal}
+KIND: dict[str, type[Carrier]] = {"CPU": CPU, "FileBacked": FileBacked, "Metal": Metal}
 
 
-def test_namespace_of_every_tensor_is_array_api():
+def test_namespace_of_every_tensor_is_array_api() -> None:
     t = Tensor(CPU(6, dtype=DType.Int32), Layout((2, 3)))
     assert t.__array_namespace__() is xp
     assert xp.asarray([1.0]).__array_namespace__(api_version="2024.12") is xp
@@ -34,7 +35,7 @@ def test_namespace_of_every_tensor_is_array_api():
     assert xp.__array_api_version__ == "2024.12"
 
 
-def test_dtypes_are_the_descriptors_and_absent_ones_raise():
+def test_dtypes_are_the_descriptors_and_absent_ones_raise() -> None:
     assert xp.float32 is sw.DType.Float32
     assert xp.int32 is DType.Int32
     assert xp.bool is DType.Bool
@@ -56,7 +57,7 @@ def test_dtypes_are_the_descriptors_and_absent_ones_raise():
     assert set(info.dtypes()) == {"bool", "int32", "float32"}
 
 
-def test_tensor_wrapped_without_copy_and_results_adopt_numpy_buffers():
+def test_tensor_wrapped_without_copy_and_results_adopt_numpy_buffers() -> None:
     carrier = CPU(4, dtype=DType.Float32)
     t = Tensor(carrier, Layout((2, 2)))
     x = xp.asarray(t)
@@ -69,7 +70,7 @@ def test_tensor_wrapped_without_copy_and_results_adopt_numpy_buffers():
     np.testing.assert_array_equal(np.asarray(y), np.ones((2, 2), np.float32))
 
 
-def test_basic_slicing_shares_the_carrier_with_offset_and_strides():
+def test_basic_slicing_shares_the_carrier_with_offset_and_strides() -> None:
     x = xp.reshape(xp.arange(12), (3, 4))
     v = x[1:, ::-2]
     assert v.carrier is x.carrier
@@ -82,7 +83,7 @@ def test_basic_slicing_shares_the_carrier_with_offset_and_strides():
 
 
 @pytest.mark.parametrize("kind", DEVICES)
-def test_results_live_in_carriers_of_the_operands_kind(kind):
+def test_results_live_in_carriers_of_the_operands_kind(kind: str) -> None:
     dev = xp.Device(kind)
     a = xp.asarray([[1.0, 2.0], [3.0, 4.0]], device=dev)
     b = xp.ones((2, 2), device=dev)
@@ -95,7 +96,7 @@ def test_results_live_in_carriers_of_the_operands_kind(kind):
     np.testing.assert_allclose(np.asarray(a[::-1] * 2), [[6, 8], [2, 4]])
 
 
-def test_bool_results_on_filebacked_live_in_host_memory():
+def test_bool_results_on_filebacked_live_in_host_memory() -> None:
     dev = xp.Device("file")
     a = xp.asarray([1.0, -1.0], device=dev)
     mask = a > 0
@@ -104,7 +105,7 @@ def test_bool_results_on_filebacked_live_in_host_memory():
     np.testing.assert_array_equal(np.asarray(a[mask]), [1.0])
 
 
-def test_mixing_devices_is_valueerror_and_to_device_moves():
+def test_mixing_devices_is_valueerror_and_to_device_moves() -> None:
     a = xp.asarray([1.0, 2.0])
     f = a.to_device(xp.Device("FileBacked"))
     assert type(f.carrier) is FileBacked
@@ -115,7 +116,7 @@ def test_mixing_devices_is_valueerror_and_to_device_moves():
     np.testing.assert_array_equal(np.asarray(back), [1.0, 2.0])
 
 
-def test_setitem_and_inplace_operators_step_the_version_once():
+def test_setitem_and_inplace_operators_step_the_version_once() -> None:
     x = xp.zeros((3, 4))
     version = x.carrier.version
     x[1, ::2] = 5.0
@@ -132,7 +133,7 @@ def test_setitem_and_inplace_operators_step_the_version_once():
     np.testing.assert_array_equal(np.asarray(x)[0], [3.0] * 4)
 
 
-def test_failed_writes_change_nothing():
+def test_failed_writes_change_nothing() -> None:
     x = xp.asarray([1, 2, 3])
     version = x.carrier.version
     with pytest.raises(TypeError):
@@ -145,7 +146,7 @@ def test_failed_writes_change_nothing():
     np.testing.assert_array_equal(np.asarray(x), [1, 2, 3])
 
 
-def test_read_only_carrier_refuses_writes():
+def test_read_only_carrier_refuses_writes() -> None:
     carrier = CPU.from_numpy(np.arange(3, dtype=np.float32), mutable=False)
     x = xp.asarray(Tensor(carrier, Layout((3,))))
     with pytest.raises(RuntimeError):
@@ -155,7 +156,7 @@ def test_read_only_carrier_refuses_writes():
     assert carrier.version == 0
 
 
-def test_released_carrier_raises_runtimeerror():
+def test_released_carrier_raises_runtimeerror() -> None:
     x = xp.asarray([1.0, 2.0])
     x.carrier.release()
     with pytest.raises(RuntimeError):
@@ -166,13 +167,13 @@ def test_released_carrier_raises_runtimeerror():
         x[0] = 1.0
 
 
-def test_filebacked_arrays_are_read_only():
+def test_filebacked_arrays_are_read_only() -> None:
     f = xp.asarray([1.0, 2.0], device="file")
     with pytest.raises(NotImplementedError, match="FileBacked"):
         f[0] = 3.0
 
 
-def test_evicted_evictable_pages_in_and_results_take_the_primary_kind():
+def test_evicted_evictable_pages_in_and_results_take_the_primary_kind() -> None:
     primary = CPU.from_numpy(np.arange(4, dtype=np.float32))
     e = Evictable(primary, FileBacked(dtype=DType.Float32))
     x = xp.asarray(Tensor(e, Layout((4,))))
@@ -187,8 +188,8 @@ def test_evicted_evictable_pages_in_and_results_take_the_primary_kind():
 
 
 @pytest.mark.parametrize("kind", DEVICES)
-def test_one_function_written_once_runs_on_every_device(kind):
-    def standardize_and_solve(a, b):
+def test_one_function_written_once_runs_on_every_device(kind: str) -> None:
+    def standardize_and_solve(a: Any, b: Any) -> Any:
         ns = a.__array_namespace__()
         z = (a - ns.mean(a, axis=0)) / ns.std(a, axis=0)
         return ns.linalg.solve(z.T @ z, z.T @ b)
@@ -204,7 +205,7 @@ def test_one_function_written_once_runs_on_every_device(kind):
 
 
 @pytest.mark.parametrize("kind", [p for p in DEVICES if p.id != "file"])
-def test_advanced_indexing(kind):
+def test_advanced_indexing(kind: str) -> None:
     dev = xp.Device(kind)
     x = xp.reshape(xp.arange(12, device=dev), (3, 4))
     np.testing.assert_array_equal(
@@ -217,7 +218,7 @@ def test_advanced_indexing(kind):
     assert np.asarray(x)[0].tolist() == [7, 7, 7, 7]
 
 
-def test_default_device_can_be_set():
+def test_default_device_can_be_set() -> None:
     try:
         xp.set_default_device("file")
         assert xp.zeros(2).device == xp.Device("FileBacked")
@@ -227,7 +228,7 @@ def test_default_device_can_be_set():
     assert xp.zeros(2).device == xp.Device("CPU")
 
 
-def test_dlpack_roundtrip():
+def test_dlpack_roundtrip() -> None:
     x = xp.asarray([1.0, 2.0])
     np.testing.assert_array_equal(np.from_dlpack(x), [1.0, 2.0])
     y = xp.from_dlpack(np.arange(3, dtype=np.int32))

@@ -1,12 +1,13 @@
 """The shared carrier contract (stridewave.testing.CarrierTests), once per built-in kind.
 
 Each class below runs the whole contract, its stateful model test included, against
-one entry of the kind table; test names follow the spec's Scenarios where one applies.
+one entry of the kind table, and the scatter contract where the kind scatters; test
+names follow the spec's Scenarios where one applies.
 """
 
 from __future__ import annotations
 
-from stridewave.testing import BUILTIN_KINDS, CarrierTests, Kind
+from stridewave.testing import BUILTIN_KINDS, CarrierTests, Kind, ScatterTests
 
 _BY_NAME = {k.name: k for k in BUILTIN_KINDS}
 
@@ -15,54 +16,56 @@ def _kind(name: str) -> Kind:
     return _BY_NAME[name]
 
 
-class TestGeneric(CarrierTests):
+class TestGeneric(CarrierTests, ScatterTests):
     kind = _kind("Generic")
 
 
-class TestCPU(CarrierTests):
+class TestCPU(CarrierTests, ScatterTests):
     kind = _kind("CPU")
 
 
-class TestCPUFromNumpy(CarrierTests):
+class TestCPUFromNumpy(CarrierTests, ScatterTests):
     kind = _kind("CPU.from_numpy")
 
 
-class TestFileBacked(CarrierTests):
+class TestFileBacked(CarrierTests):  # FileBacked does not scatter (spec)
     kind = _kind("FileBacked")
 
 
-class TestEvictableCPUOverFileBacked(CarrierTests):
+class TestEvictableCPUOverFileBacked(CarrierTests, ScatterTests):
     kind = _kind("Evictable(CPU/FileBacked)")
 
 
-class TestEvictableCPUOverFileBackedEvicted(CarrierTests):
+class TestEvictableCPUOverFileBackedEvicted(CarrierTests, ScatterTests):
     kind = _kind("Evictable(CPU/FileBacked)-evicted")
 
 
-class TestEvictableGenericOverCPU(CarrierTests):
+class TestEvictableGenericOverCPU(CarrierTests, ScatterTests):
     kind = _kind("Evictable(Generic/CPU)")
 
 
-class TestEvictableGenericOverCPUEvicted(CarrierTests):
+class TestEvictableGenericOverCPUEvicted(CarrierTests, ScatterTests):
     kind = _kind("Evictable(Generic/CPU)-evicted")
 
 
-class TestMetal(CarrierTests):
+class TestMetal(CarrierTests, ScatterTests):
     kind = _kind("Metal")
 
 
-class TestEvictableMetalOverCPU(CarrierTests):
+class TestEvictableMetalOverCPU(CarrierTests, ScatterTests):
     kind = _kind("Evictable(Metal/CPU)")
 
 
-class TestEvictableMetalOverCPUEvicted(CarrierTests):
+class TestEvictableMetalOverCPUEvicted(CarrierTests, ScatterTests):
     kind = _kind("Evictable(Metal/CPU)-evicted")
 
 
-class TestEvictableMetalOverFileBackedEvicted(CarrierTests):
+class TestEvictableMetalOverFileBackedEvicted(CarrierTests, ScatterTests):
     kind = _kind("Evictable(Metal/FileBacked)-evicted")
 
 
 def test_every_builtin_kind_has_a_contract_class() -> None:
     tested = {cls.kind.name for cls in CarrierTests.__subclasses__() if hasattr(cls, "kind")}
     assert tested >= set(_BY_NAME)
+    scattering = {cls.kind.name for cls in ScatterTests.__subclasses__() if hasattr(cls, "kind")}
+    assert scattering == {k.name for k in BUILTIN_KINDS if k.scatters}

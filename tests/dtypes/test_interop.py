@@ -102,8 +102,8 @@ def test_from_numpy_dtype_of_non_dtype_like_raises_type_error(value: object) -> 
 
 def test_a_mapped_descriptor_is_dtype_like_and_maps_back_to_itself() -> None:
     # CONTRACT section 8: a simple descriptor with a NumPy mapping is a NumPy dtype-like.
-    assert from_numpy_dtype(DType.Float32) is DType.Float32  # type: ignore[arg-type]
-    assert from_numpy_dtype(DType.E4M3) is DType.E4M3  # type: ignore[arg-type]
+    assert from_numpy_dtype(DType.Float32) is DType.Float32
+    assert from_numpy_dtype(DType.E4M3) is DType.E4M3
 
 
 def test_from_numpy_dtype_accepts_strings() -> None:

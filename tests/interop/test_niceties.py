@@ -25,16 +25,16 @@ from .conftest import VALUES, Kind
     ],
 )
 def test_simple_descriptors_are_numpy_dtypes(dtype: sw.DType, expected: np.dtype) -> None:
-    assert np.dtype(dtype) == expected  # type: ignore[call-overload]
-    assert np.zeros(3, dtype).dtype == expected  # type: ignore[call-overload]
-    assert np.ones(2, dtype=dtype).dtype == expected  # type: ignore[call-overload]
+    assert np.dtype(dtype) == expected
+    assert np.zeros(3, dtype).dtype == expected
+    assert np.ones(2, dtype=dtype).dtype == expected
     assert dtype.dtype == expected
 
 
 def test_numpy_zeros_of_e4m3_holds_float8() -> None:
     import ml_dtypes
 
-    zeros = np.zeros(3, sw.DType.E4M3)  # type: ignore[call-overload]
+    zeros = np.zeros(3, sw.DType.E4M3)
     assert zeros.dtype == ml_dtypes.float8_e4m3fn and zeros.tolist() == [0.0] * 3
 
 
@@ -44,7 +44,7 @@ def test_categories_compounds_and_bare_extensions_are_not_numpy_dtypes(
     scaled = sw.ScaledDType("NicetyMX", element=sw.DType.E4M3, scale=sw.DType.E8M0, block=32)
     for descriptor in (sw.DType.Any, sw.DType.Floating, sw.DType.Integer, scaled, make_simple):
         with pytest.raises(TypeError, match="no NumPy dtype"):
-            np.dtype(descriptor)  # type: ignore[call-overload]
+            np.dtype(descriptor)
         with pytest.raises(TypeError, match="no NumPy dtype"):
             descriptor.dtype
 

@@ -15,7 +15,6 @@ import numpy as np
 import pytest
 
 from stridewave import Carrier, DType, FileBacked
-from stridewave.carriers import _file_backed
 from stridewave.carriers._file_backed import session_directory, sweep_stale_sessions
 
 from ..conftest import KINDS, Kind  # noqa: TID252  (the shared Kind table)
@@ -106,37 +105,45 @@ def test_dropped_file_backed_carriers_are_collected() -> None:
 # -- stale session directories -----------------------------------------------------------
 
 
-def _dead_pid() -> int:
-    child = subprocess.Popen([sys.executable, "-c", "pass"])
-    child.wait()
-    return child.pid
+def _session_like(path: os.PathLike[str], *, lock: bool) -> None:
+    os.mkdir(path, 0o700)
+    with open(os.path.join(path, "data.raw"), "wb") as handle:
+        handle.write(b"1234")
+    if lock:
+        open(os.path.join(path, "lock"), "wb").close()
 
 
 @linux_only
-def test_sweep_removes_dead_and_reused_pids_but_never_a_live_process(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_sweep_goes_by_the_lock_never_by_process_ids(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import fcntl
+
     me = os.getpid()
-    start = _file_backed._start_time(me)
-    assert start is not None
-    dead = _dead_pid()
     names = {
-        "live": f".stridewave-{me}-{start}-abc123",
-        "reused": f".stridewave-{me}-{int(start) + 1}-def456",  # same pid, other process
-        "dead": f".stridewave-{dead}-{start}-ghi789",
-        "dead_old_format": f".stridewave-{dead}-jkl012",
-        "live_old_format": f".stridewave-{me}-mno345",
+        # a process id of our own, of a process that never existed, one too large for
+        # any parser: none of them matters, only whether the lock can be taken
+        "stale_my_pid": f".stridewave-{me}-abc123",
+        "stale_huge": ".stridewave-99999999999-old",
+        "live_dead_pid": ".stridewave-1-def456",
+        "no_lock": ".stridewave-2-ghi789",
         "unrelated": "stridewave-123-1-x",
     }
-    for name in names.values():
-        (tmp_path / name).mkdir()
-        (tmp_path / name / "data.raw").write_bytes(b"1234")
-    (tmp_path / f".stridewave-{dead}-1-file").write_text("not a directory")
-    removed = sweep_stale_sessions(str(tmp_path))
+    for key, name in names.items():
+        _session_like(tmp_path / name, lock=key != "no_lock")
+    held = os.open(tmp_path / names["live_dead_pid"] / "lock", os.O_RDWR)
+    fcntl.flock(held, fcntl.LOCK_EX)  # as its (live) process would
+    (tmp_path / ".stridewave-3-file").write_text("not a directory")
+    os.symlink(tmp_path / names["live_dead_pid"], tmp_path / ".stridewave-4-link")
+    try:
+        removed = sweep_stale_sessions(str(tmp_path))
+    finally:
+        os.close(held)
     assert sorted(os.path.basename(p) for p in removed) == sorted(
-        [names["reused"], names["dead"], names["dead_old_format"]]
+        [names["stale_my_pid"], names["stale_huge"]]
     )
     left = set(os.listdir(tmp_path))
-    assert {names["live"], names["live_old_format"], names["unrelated"]} <= left
-    assert f".stridewave-{dead}-1-file" in left
+    assert {names["live_dead_pid"], names["no_lock"], names["unrelated"]} <= left
+    assert {".stridewave-3-file", ".stridewave-4-link"} <= left
+    assert os.listdir(tmp_path / names["live_dead_pid"])  # untouched
 
 
 _SCRIPT = textwrap.dedent(
