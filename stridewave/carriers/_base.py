@@ -83,6 +83,7 @@ from stridewave.carriers._scatter import (
     ScatterSource,
     TensorView,
     check_scatter_arguments,
+    check_scatter_destination,
     scatter_numpy,
 )
 from stridewave.carriers._storage import accepts_storage_dtype, validate_storage_dtype
@@ -802,7 +803,8 @@ class Carrier(_Protocols, _Lifecycle, abc.ABC):
         source read (host values normalized, or the backend's own array for a source
         on the receiver's backend), then under the receiver's lock the write guard,
         one page-in (``_before_mutation``: an evicted Evictable promotes), the
-        argument checks again and the one backend write (``_raw_scatter``). A failed call changes neither values nor
+        destination checked again against a racing release or shrink, and the one
+        backend write (``_raw_scatter``). A failed call changes neither values nor
         ``version``; a successful call advances ``version`` by exactly one.
         """
         if self.capabilities.scatter is ScatterSupport.NONE:
@@ -816,8 +818,9 @@ class Carrier(_Protocols, _Lifecycle, abc.ABC):
         source = ScatterSource(to_scatter, self._dtype)
         source.prefetch(self._backing())
         with self._mutation("scatter"):  # pages an evicted Evictable in (_before_mutation)
-            # Under the lock: the receiver may have shrunk or been released meanwhile.
-            base = check_scatter_arguments(self, to_scatter, scatter_onto, mapping, mapping_offset)
+            # Under the lock: the receiver may have shrunk or been released meanwhile
+            # (the arguments themselves were checked once, above).
+            check_scatter_destination(self, base, mapping, onto_offset=scatter_onto.offset)
             self._raw_scatter(base, mapping, source)
 
     # -- release --------------------------------------------------------------------------

@@ -55,6 +55,7 @@ __all__ = [
     "ScatterSource",
     "TensorView",
     "check_scatter_arguments",
+    "check_scatter_destination",
     "plan_scatter",
     "scatter_indices",
     "scatter_numpy",
@@ -634,6 +635,37 @@ def check_scatter_arguments(
     if offset < 0:
         raise ValueError(_messages.scatter_negative_offset(offset))
     base = scatter_onto.offset + offset
+    check_scatter_destination(receiver, base, mapping, onto_offset=scatter_onto.offset)
+    return base
+
+
+def check_scatter_destination(
+    receiver: Any, base: int, mapping: Layout, *, onto_offset: int
+) -> None:
+    """Check that the receiver is live and holds every destination slot.
+
+    The tail of :func:`check_scatter_arguments`, run again by the template under the
+    receiver's lock (a release or a shrink on another thread may come between the
+    argument checks and the write), without repeating the argument checks.
+
+    Parameters
+    ----------
+    receiver : Carrier
+        The carrier whose ``scatter`` was called.
+    base : int
+        Physical slot of mapping offset 0.
+    mapping : Layout
+        Destination offsets, in elements.
+    onto_offset : int
+        ``scatter_onto.offset``, named in the message.
+
+    Raises
+    ------
+    RuntimeError
+        The receiver is released (checked before the bounds, which it no longer has).
+    IndexError
+        A destination slot outside ``[0, receiver.size())``.
+    """
     # A released receiver has no slots: say so rather than report every index out of range.
     receiver._require_live("scatter")
     if mapping.size:
@@ -652,13 +684,12 @@ def check_scatter_arguments(
                     bad,
                     element,
                     size,
-                    onto_offset=scatter_onto.offset,
-                    mapping_offset=offset,
+                    onto_offset=onto_offset,
+                    mapping_offset=base - onto_offset,
                     strides=mapping.strides,
                     span=(low, high),
                 )
             )
-    return base
 
 
 def source_values(to_scatter: object) -> npt.NDArray[Any]:
