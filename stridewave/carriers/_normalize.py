@@ -27,6 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from stridewave.carriers import _messages
+from stridewave.carriers._resources import check_host_allocation
 from stridewave.carriers._storage_dtypes import (
     FLOAT32_OVERFLOW,
     INT32_MAX,
@@ -241,6 +242,9 @@ def materialize(
     # consumed up to ITERATION_LIMIT items, so an infinite generator fails instead of
     # hanging until memory runs out.
     limit = len(source) if type(source) in (list, tuple, range) else ITERATION_LIMIT  # type: ignore[arg-type]
+    # The values pass through a Python list (a pointer and a scalar object per item):
+    # refuse a length no process here can hold before building it (CONTRACT 7).
+    check_host_allocation(limit * (8 + 24 + target.itemsize), what=f"{where}({limit} values)")
     bounded = itertools.islice(iterator, limit + 1)
     if holes:
         hole = storage_row(dtype).hole
