@@ -10,10 +10,11 @@ slot it addresses lies inside its carrier.
 
 from __future__ import annotations
 
-import operator
 from typing import TYPE_CHECKING, Final, NoReturn
 
 import numpy as np
+
+from stridewave._integers import as_integer
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -28,18 +29,19 @@ _INT64_MAX: Final = 2**63 - 1
 
 def _as_index(value: object, what: str) -> int:
     """Return ``value`` as a Python ``int`` through ``__index__``; ``bool`` is refused."""
+    return as_integer(value, lambda given: _not_an_integer(given, what))
+
+
+def _not_an_integer(value: object, what: str) -> str:
     if isinstance(value, (bool, np.bool_)):
-        raise TypeError(
+        return (
             f"{what} must be an integer, got the boolean {value!r}; pass an int such as "
             f"{int(value)} instead."
         )
-    try:
-        return operator.index(value)  # type: ignore[arg-type]
-    except TypeError:
-        raise TypeError(
-            f"{what} must be an integer (an object with __index__), got "
-            f"{type(value).__name__} {value!r}; pass an int instead."
-        ) from None
+    return (
+        f"{what} must be an integer (an object with __index__), got "
+        f"{type(value).__name__} {value!r}; pass an int instead."
+    )
 
 
 def _as_int_tuple(values: object, what: str) -> tuple[int, ...]:

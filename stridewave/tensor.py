@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import numpy as np
 
 from stridewave.carriers import Carrier
-from stridewave.carriers._scatter import strided_view
+from stridewave.carriers._scatter import TensorView, strided_view
 from stridewave.dtypes import CompoundDType, DType
 from stridewave.interop import export_dtype
 from stridewave.layout import Layout, _as_index
@@ -50,7 +50,7 @@ def _check_fits(carrier: Carrier, layout: Layout, offset: int) -> None:
         )
 
 
-class Tensor:
+class Tensor(TensorView):
     """A typed, strided view of carrier storage.
 
     Logical element ``i`` (row-major over ``shape``) of a single-subtensor Tensor

@@ -26,7 +26,7 @@ import numpy as np
 
 from stridewave.array_api import _dtypes
 from stridewave.array_api._dtypes import narrow
-from stridewave.carriers import CPU, Carrier, Evictable, FileBacked, Generic, Metal
+from stridewave.carriers import CPU, Carrier, Evictable, FileBacked, Generic, Metal, _messages
 from stridewave.dtypes import DType
 from stridewave.layout import Layout
 from stridewave.tensor import Tensor
@@ -956,7 +956,7 @@ class Array(Tensor):
             )
         except (RuntimeError, IndexError):
             values = "<released>"
-        return f"Array({values}, dtype={self.dtype!r}, device={self._device!r})"
+        return f"Array({values}, dtype={_messages.dtype_text(self.dtype)}, device={self._device!r})"
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> npt.NDArray[Any]:
         """Return the values as NumPy (NumPy 2 ``__array__``).

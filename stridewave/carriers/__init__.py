@@ -13,6 +13,7 @@ kind                    backend                               constructible dtyp
 """
 
 from stridewave.carriers._base import Carrier
+from stridewave.carriers._capabilities import Capabilities, ScatterSupport
 from stridewave.carriers._cpu import CPU
 from stridewave.carriers._evictable import Evictable
 from stridewave.carriers._file_backed import FileBacked
@@ -25,13 +26,20 @@ from stridewave.carriers._storage import (
     validate_storage_dtype,
 )
 
+#: The shipped carrier kinds, in the order ``python -m stridewave info`` lists them;
+#: what each can do is its ``capabilities`` record.
+KINDS: tuple[type[Carrier], ...] = (Generic, CPU, FileBacked, NpyFile, Metal, Evictable)
+
 __all__ = [
     "CPU",
+    "KINDS",
+    "Capabilities",
     "Carrier",
     "Evictable",
     "FileBacked",
     "Generic",
     "Metal",
+    "ScatterSupport",
     "NpyFile",
     "accepts_storage_dtype",
     "storage_zero",

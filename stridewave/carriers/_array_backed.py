@@ -8,14 +8,20 @@ subscript past the checks.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
 
 from stridewave.carriers._base import Carrier
+from stridewave.carriers._capabilities import Capabilities, ScatterSupport
+from stridewave.carriers._storage_dtypes import ROWS
 
 __all__ = ["_ArrayCarrier"]
+
+#: memoryview formats of the storage dtypes in native order (from the dtype table);
+#: a memoryview reads and writes these as Python scalars.
+_NATIVE_FORMATS: Final[frozenset[str]] = frozenset(row.numpy.char for row in ROWS)
 
 
 class _ItemAccess:
@@ -38,6 +44,10 @@ class _ArrayCarrier(Carrier):
 
     _array: npt.NDArray[Any]
 
+    capabilities: Capabilities = Capabilities(
+        scatter=ScatterSupport.HOST, secondary=True, exports_views=True, host_addressable=True
+    )
+
     def _bind_backend(self) -> None:
         array = self._array
         self._slots = array.shape[0]
@@ -49,7 +59,7 @@ class _ArrayCarrier(Carrier):
         except (TypeError, ValueError, BufferError):
             store = _ItemAccess(array)
         else:
-            if store.ndim != 1 or store.format not in ("f", "i", "?"):
+            if store.ndim != 1 or store.format not in _NATIVE_FORMATS:
                 store = _ItemAccess(array)
         self._slot_store = store
 

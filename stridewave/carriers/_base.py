@@ -16,16 +16,24 @@ Backend hooks (override in a subclass)
     The live 1-D backing array for bulk work (a NumPy view for non-NumPy backends),
     ``(size,)`` in the storage NumPy dtype. Used by ``__array__``, iteration and the
     default ``_raw_scatter``. Never exposed writable to users.
-``_raw_scatter(base: int, mapping: Layout, values: ndarray) -> None``
-    Vectorized write of normalized ``values[i]`` at checked slots
-    ``base + mapping.index(i)`` (later logical index wins; read before write). The
-    default runs :func:`stridewave.carriers._scatter.scatter_numpy` on ``_raw_array()``
-    (strided copy, no index array, for injective mappings). Metal overrides it with
-    ``scatter_indices(base, mapping)`` and one MLX assignment.
-    A kind without scatter sets ``_SCATTERS = False`` (FileBacked): ``scatter``
-    then raises ``NotImplementedError`` before any validation.
+``_raw_scatter(base: int, mapping: Layout, source: ScatterSource) -> None``
+    Vectorized write of the source's logical value ``i`` at checked slot
+    ``base + mapping.index(i)`` (later logical index wins; read before write).
+    ``source.host()`` gives the values normalized, as a NumPy array (read lazily);
+    ``source.backend(self)`` gives them as this backend's own array when the source
+    lives on it (Metal: a device slice), else ``None``. The default runs
+    :func:`stridewave.carriers._scatter.scatter_numpy` on ``_raw_array()`` (strided
+    copy, no index array, for injective mappings); Metal writes with one MLX
+    assignment. A kind without scatter declares ``ScatterSupport.NONE`` in its
+    capability record (FileBacked): ``scatter`` then raises ``NotImplementedError``
+    before any validation. ``scatter`` itself is a template no kind overrides.
+``_backing() -> Carrier`` and ``_backend_slice(start, stop)``
+    Optional: the carrier whose backend holds the values now (Evictable: the current
+    tier), and its backend array for slots ``[start, stop)`` (Metal: an MLX slice), so
+    that a scatter between carriers of one backend stays on it.
 ``_raw_load(values: ndarray) -> None``
-    Optional (a kind that lacks it cannot be an Evictable secondary): replace the
+    Optional (a kind with it declares ``capabilities.secondary = True``, which is
+    what lets it be an Evictable secondary): replace the
     whole storage with a copy of ``values`` (normalized, storage NumPy dtype, 1-D;
     the size may change). All or nothing: on failure the old storage is unchanged.
     Views exported earlier stay valid (they keep the old buffer). A move, not a
@@ -59,48 +67,38 @@ from __future__ import annotations
 
 import abc
 import inspect
-import operator
 import weakref
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, ClassVar, NoReturn, SupportsIndex
+from typing import Any, ClassVar, NoReturn, SupportsIndex
 
 import numpy as np
 import numpy.typing as npt
 from typing_extensions import Self
 
+from stridewave._integers import as_integer
 from stridewave.carriers import _messages
+from stridewave.carriers._capabilities import Capabilities, ScatterSupport
 from stridewave.carriers._lifecycle import _Lifecycle
-from stridewave.carriers._normalize import (
-    fast_path,
-    materialize,
-    scalar_normalizer,
-    storage_numpy_dtype,
-)
 from stridewave.carriers._protocols import _Protocols
 from stridewave.carriers._scatter import (
+    ScatterSource,
+    TensorView,
     check_scatter_arguments,
-    normalize_source,
+    check_scatter_destination,
     scatter_numpy,
-    source_values,
 )
 from stridewave.carriers._storage import accepts_storage_dtype, validate_storage_dtype
+from stridewave.carriers._storage_dtypes import storage_row
 from stridewave.dtypes import DType
 from stridewave.interop import export_dtype
 from stridewave.layout import Layout
-
-if TYPE_CHECKING:
-    from stridewave.tensor import Tensor
 
 __all__ = ["Carrier", "check_flag", "check_pickled", "check_size"]
 
 
 def _as_index(index: object, where: str) -> int:
-    if isinstance(index, bool):  # a bool is not a slot number (nor is numpy.bool_)
-        raise TypeError(_messages.bad_index_type(index, where=where))
-    try:
-        return operator.index(index)  # type: ignore[arg-type,unused-ignore]
-    except TypeError:
-        raise TypeError(_messages.bad_index_type(index, where=where)) from None
+    """Return a slot index (``__index__``, not a bool) off the hot path."""
+    return as_integer(index, lambda value: _messages.bad_index_type(value, where=where))
 
 
 class _RawAccess:
@@ -205,7 +203,7 @@ def check_pickled(
         accepted = "a DType" if table is None else " or ".join(repr(d) for d in table)
         raise _unpickle_error(f"dtype for {kind.__name__}", dtype, accepted)
     try:
-        wanted = storage_numpy_dtype(dtype)
+        wanted = storage_row(dtype).numpy
     except (TypeError, ValueError):
         raise _unpickle_error("dtype", dtype, "a storage dtype") from None
     if (
@@ -252,12 +250,7 @@ def check_size(size: object, *, where: str) -> int:
     ValueError
         If ``size`` is negative.
     """
-    if isinstance(size, bool):  # True is not a slot count (numpy.bool_ has no __index__)
-        raise TypeError(_messages.bad_size_type(size, where=where))
-    try:
-        n = operator.index(size)  # type: ignore[arg-type,unused-ignore]
-    except TypeError:
-        raise TypeError(_messages.bad_size_type(size, where=where)) from None
+    n = as_integer(size, lambda value: _messages.bad_size_type(value, where=where))
     if n < 0:
         raise ValueError(_messages.negative_size(n, where=where))
     return n
@@ -313,9 +306,13 @@ class Carrier(_Protocols, _Lifecycle, abc.ABC):
 
     _SUPPORTED_STORAGE: ClassVar[tuple[DType, ...] | None] = None
     _CONSTRUCTIBLE_STORAGE: ClassVar[tuple[DType, ...] | None] = None
-    #: Whether the kind implements the scatter mutation (FileBacked: no, it raises
-    #: NotImplementedError). Read by the scatter template before any validation.
-    _SCATTERS: ClassVar[bool] = True
+
+    #: What the kind can do (see :mod:`stridewave.carriers._capabilities`), declared
+    #: by every kind; the default is an ordinary host carrier that cannot be an
+    #: Evictable secondary (it has no ``_raw_load``).
+    capabilities: Capabilities = Capabilities(
+        scatter=ScatterSupport.HOST, secondary=False, exports_views=True, host_addressable=True
+    )
 
     _dtype: DType
     _slots: int
@@ -328,16 +325,21 @@ class Carrier(_Protocols, _Lifecycle, abc.ABC):
     # -- construction bookkeeping ---------------------------------------------------
 
     def _init_carrier(self, dtype: DType, *, mutable: bool) -> None:
-        """Finish construction: dtype, normalizer, lifecycle, scalar accessors."""
+        """Finish construction: dtype, normalizer, lifecycle, scalar accessors.
+
+        The dtype's row is read once, here: the scalar paths use the cached rule and
+        fast-path bounds, never a table lookup.
+        """
         self._dtype = dtype
-        self._norm = self._scalar_normalizer()
-        self._fast_type, self._fast_low, self._fast_high = fast_path(dtype)
+        row = storage_row(dtype)
+        self._norm = row.normalize
+        self._fast_type, self._fast_low, self._fast_high = (
+            row.fast_type,
+            row.fast_low,
+            row.fast_high,
+        )
         self._init_lifecycle(mutable=mutable)
         self._bind_backend()
-
-    def _scalar_normalizer(self) -> Callable[[object], Any]:
-        """Return the scalar normalizer for the held dtype (override for other dtypes)."""
-        return scalar_normalizer(self._dtype)
 
     def _bind_backend(self) -> None:
         """Cache the slot count and scalar accessors; call after the buffer changes."""
@@ -383,10 +385,7 @@ class Carrier(_Protocols, _Lifecycle, abc.ABC):
 
     def _raw_load(self, values: npt.NDArray[Any]) -> None:
         """Replace the whole storage with a copy of ``values`` (see the module notes)."""
-        raise NotImplementedError(
-            f"{type(self).__name__} cannot replace its storage in one move, so it cannot "
-            f"serve as an Evictable secondary; use CPU, Generic or FileBacked there."
-        )
+        raise NotImplementedError(_messages.no_load(self))
 
     def _load(self, values: npt.NDArray[Any], *, action: str) -> None:
         """Replace the storage with ``values`` (a move like ``resize``: no version step).
@@ -398,17 +397,6 @@ class Carrier(_Protocols, _Lifecycle, abc.ABC):
         with self._move(action):
             self._raw_load(values)
             self._bind_backend()
-
-    def _normalize_many(self, values: object, *, where: str = "scatter") -> npt.NDArray[Any]:
-        """Normalize many values for this carrier's dtype, vectorized for ndarrays.
-
-        Returns a 1-D array in the storage NumPy dtype; raises ``TypeError`` or
-        ``OverflowError`` per the normalization table. Used by bulk write paths.
-        """
-        array, _fresh = materialize(
-            values, self._dtype, storage_numpy_dtype(self._dtype), where=where
-        )
-        return array
 
     # -- the storage sequence -----------------------------------------------------------
 
@@ -648,7 +636,7 @@ class Carrier(_Protocols, _Lifecycle, abc.ABC):
         """
         values = self._preview_text()
         return (
-            f"{type(self).__name__}({self._dtype!r}, size={self._slots}, "
+            f"{type(self).__name__}({_messages.dtype_text(self._dtype)}, size={self._slots}, "
             f"{', '.join(self._state_words())}{'' if values is None else ', ' + values})"
         )
 
@@ -787,26 +775,40 @@ class Carrier(_Protocols, _Lifecycle, abc.ABC):
 
     # -- scatter --------------------------------------------------------------------------
 
-    def _raw_scatter(self, base: int, mapping: Layout, values: npt.NDArray[Any]) -> None:
-        """Write ``values[i]`` to slot ``base + mapping.index(i)`` in one vectorized step.
+    def _raw_scatter(self, base: int, mapping: Layout, source: ScatterSource) -> None:
+        """Write the source's logical value ``i`` to slot ``base + mapping.index(i)``, vectorized.
 
-        The backend hook of :meth:`scatter`; everything is validated and normalized
-        before it runs (every destination lies in ``[0, size())``, ``values`` has the
-        storage NumPy dtype and shape ``(mapping.size,)``, row-major).  It must give
-        the later logical index on a repeated slot and read the whole source before
-        writing (``values`` may be a view of this carrier's storage).  The default
-        runs :func:`stridewave.carriers._scatter.scatter_numpy` on ``_raw_array()``: an
-        injective mapping is one strided copy with no index array.  A backend
-        without strided writes (Metal) overrides it with
-        ``unique, positions = scatter_indices(base, mapping)`` and one assignment
-        ``storage[unique] = values[positions]`` (no repeated index).
+        The backend hook of :meth:`scatter`; everything is validated before it runs
+        (every destination lies in ``[0, size())``, ``mapping.size == source.size``,
+        row-major) and the receiver is resident.  It must give the later logical
+        index on a repeated slot and read the whole source before writing (the host
+        values may be a view of this carrier's storage).  The default runs
+        :func:`stridewave.carriers._scatter.scatter_numpy` on ``_raw_array()`` with
+        ``source.host()``: an injective mapping is one strided copy with no index
+        array.  A backend without strided writes (Metal) writes
+        ``storage[unique] = values[positions]`` from ``scatter_indices(base,
+        mapping)`` (no repeated index), taking ``source.backend(self)`` when the
+        source lives on the same backend.
         """
-        scatter_numpy(self._raw_array(), base, mapping, values)
+        scatter_numpy(self._raw_array(), base, mapping, source.host())
+
+    @classmethod
+    def _availability(cls) -> tuple[bool, str]:
+        """Return whether the kind can be constructed here, and on what, in words."""
+        return True, "NumPy"
+
+    def _backing(self) -> Carrier:
+        """Return the carrier whose backend holds the values now (default: ``self``)."""
+        return self
+
+    def _backend_slice(self, start: int, stop: int) -> Any:
+        """Return the backend array of slots ``[start, stop)`` (device kinds; default None)."""
+        return None
 
     def scatter(
         self,
-        to_scatter: Tensor,
-        scatter_onto: Tensor,
+        to_scatter: TensorView,
+        scatter_onto: TensorView,
         mapping: Layout,
         mapping_offset: int = 0,
     ) -> None:
@@ -851,26 +853,34 @@ class Carrier(_Protocols, _Lifecycle, abc.ABC):
         OverflowError
             If a source value is outside the receiver dtype's range.
         NotImplementedError
-            If the kind does not implement scatter (``_SCATTERS = False``:
-            FileBacked), before any other check.
+            If the kind does not implement scatter (``capabilities.scatter`` is
+            ``ScatterSupport.NONE``: FileBacked), before any other check.
 
         Notes
         -----
-        Every check runs before the one backend write (``_raw_scatter``), so a failed
-        call changes neither values nor ``version``; a successful call advances
-        ``version`` by exactly one.
+        A template no kind overrides: the capability check, the argument checks, the
+        source read (host values normalized, or the backend's own array for a source
+        on the receiver's backend), then under the receiver's lock the write guard,
+        one page-in (``_before_mutation``: an evicted Evictable promotes), the
+        destination checked again against a racing release or shrink, and the one
+        backend write (``_raw_scatter``). A failed call changes neither values nor
+        ``version``; a successful call advances ``version`` by exactly one.
         """
-        if not self._SCATTERS:
+        if self.capabilities.scatter is ScatterSupport.NONE:
             raise NotImplementedError(_messages.scatter_unsupported(self))
         base = check_scatter_arguments(self, to_scatter, scatter_onto, mapping, mapping_offset)
         self._require_admitted("scatter")  # refusals first, as documented (rechecked below)
         # The source is read under its own lock, before the receiver's is taken: two
         # unrelated carriers are never locked together (docs/threads-and-processes.md).
-        values = normalize_source(source_values(to_scatter), self._normalize_many)
-        with self._mutation("scatter"):
-            # Under the lock: the receiver may have shrunk or been released meanwhile.
-            base = check_scatter_arguments(self, to_scatter, scatter_onto, mapping, mapping_offset)
-            self._raw_scatter(base, mapping, values)
+        # Host values are read now; a source on the receiver's own backend (a Metal
+        # device slice) is handed over as it is.
+        source = ScatterSource(to_scatter, self._dtype)
+        source.prefetch(self._backing())
+        with self._mutation("scatter"):  # pages an evicted Evictable in (_before_mutation)
+            # Under the lock: the receiver may have shrunk or been released meanwhile
+            # (the arguments themselves were checked once, above).
+            check_scatter_destination(self, base, mapping, onto_offset=scatter_onto.offset)
+            self._raw_scatter(base, mapping, source)
 
     # -- release --------------------------------------------------------------------------
 
@@ -994,10 +1004,7 @@ class Carrier(_Protocols, _Lifecycle, abc.ABC):
             If the carrier is released.
         """
         if memo is not None and not isinstance(memo, dict):
-            raise TypeError(
-                f"__deepcopy__ expects the memo dict that copy.deepcopy passes, or None; got "
-                f"{type(memo).__name__}. Call copy.deepcopy(carrier) instead."
-            )
+            raise TypeError(_messages.bad_memo(memo))
         result = self.__copy__()
         if memo is not None:
             memo[id(self)] = result

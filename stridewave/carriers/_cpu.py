@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import ctypes
-import operator
 from typing import Any, ClassVar, Final
 
 import numpy as np
 import numpy.typing as npt
 from typing_extensions import Self, override
 
+from stridewave._integers import as_integer
 from stridewave.carriers import _messages
 from stridewave.carriers._array_backed import _ArrayCarrier
 from stridewave.carriers._base import check_flag, check_size
 from stridewave.carriers._normalize import materialize, storage_numpy_dtype
 from stridewave.carriers._resources import check_host_allocation
 from stridewave.carriers._storage import validate_storage_dtype
+from stridewave.carriers._storage_dtypes import ROWS, row_for_numpy
 from stridewave.dtypes import DType
 
 __all__ = ["CPU"]
@@ -60,8 +61,9 @@ class CPU(_ArrayCarrier):
     Raises
     ------
     TypeError
-        If ``size`` or ``pointer`` is not an integer, ``dtype`` is not a DType, or a
-        flag is not a bool.
+        If ``size`` or ``pointer`` is not an integer (a descriptor given positionally as
+        ``pointer`` is told that ``dtype`` is keyword-only), ``dtype`` is not a DType, or
+        a flag is not a bool.
     ValueError
         If ``size`` is negative, ``pointer`` is not positive, or ``dtype`` is not one
         of Float32, Int32 and Bool (categories and compound dtypes included).
@@ -100,12 +102,10 @@ class CPU(_ArrayCarrier):
             self._array = np.empty(n, dtype=np_dtype) if skip else np.zeros(n, dtype=np_dtype)
             self._wraps = False
         else:
-            if isinstance(pointer, (bool, np.bool_)):
-                raise TypeError(_messages.bad_pointer_type(pointer))
-            try:
-                address = operator.index(pointer)
-            except TypeError:
-                raise TypeError(_messages.bad_pointer_type(pointer)) from None
+            given: object = pointer  # typed int, but callers may pass a descriptor here
+            if isinstance(given, DType):
+                raise TypeError(_messages.dtype_positional(given, where="CPU"))
+            address = as_integer(pointer, _messages.bad_pointer_type)
             if address <= 0:
                 raise ValueError(_messages.non_positive_pointer(address))
             self._array = _wrap_address(address, n, np_dtype)
@@ -151,33 +151,24 @@ class CPU(_ArrayCarrier):
             read-only while ``mutable=True``.
         """
         if not isinstance(array, np.ndarray):
-            raise TypeError(
-                f"CPU.from_numpy expects a numpy.ndarray; got {type(array).__name__}. "
-                f"Convert with numpy.ascontiguousarray(values, dtype=numpy.float32)."
-            )
+            raise TypeError(_messages.from_numpy_not_an_array(array))
         flag = check_flag("mutable", mutable, where="CPU.from_numpy")
-        table = {
-            np.dtype(np.float32): DType.Float32,
-            np.dtype(np.int32): DType.Int32,
-            np.dtype(np.bool_): DType.Bool,
-        }
-        dtype = table.get(array.dtype)
-        if dtype is None or array.ndim != 1 or not array.flags.c_contiguous:
+        row = row_for_numpy(array.dtype)
+        if row is None or array.ndim != 1 or not array.flags.c_contiguous:
             raise ValueError(
-                f"CPU.from_numpy expects a 1-D C-contiguous array of float32, int32 or bool "
-                f"(native byte order); got shape {array.shape}, dtype {array.dtype}, "
-                f"c_contiguous={array.flags.c_contiguous}. Use "
-                f"numpy.ascontiguousarray(array.ravel(), dtype=numpy.float32) (a copy)."
+                _messages.from_numpy_layout(
+                    array.shape,
+                    array.dtype,
+                    contiguous=bool(array.flags.c_contiguous),
+                    stored=[row.numpy for row in ROWS],
+                )
             )
         if flag and not array.flags.writeable:
-            raise ValueError(
-                "CPU.from_numpy got a read-only array with mutable=True; pass mutable=False "
-                "or a writeable array."
-            )
+            raise ValueError(_messages.from_numpy_read_only())
         self = cls.__new__(cls)
-        self._array = array.view()
+        self._array = np.asarray(array).view()  # a subclass is wrapped as plain data
         self._wraps = True
-        self._init_carrier(dtype, mutable=flag)
+        self._init_carrier(row.dtype, mutable=flag)
         return self
 
     def pointer(self) -> int:
@@ -215,7 +206,7 @@ class CPU(_ArrayCarrier):
     @override
     def _raw_new_like(self, values: object, *, mutable: bool, dtype: DType) -> Self:
         np_dtype = storage_numpy_dtype(dtype)
-        array, fresh = materialize(values, dtype, np_dtype, where="CPU.new_like")
+        array, fresh = materialize(values, dtype, np_dtype, where="CPU.new_like", holes=True)
         if not fresh or not array.flags.c_contiguous:
             array = np.array(array, dtype=np_dtype, copy=True, order="C")
         return type(self)._from_owned_array(array, dtype, mutable=mutable)

@@ -24,7 +24,7 @@ import threading
 import warnings
 import weakref
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, ClassVar, SupportsIndex
+from typing import TYPE_CHECKING, Any, SupportsIndex
 
 import numpy as np
 import numpy.typing as npt
@@ -32,11 +32,12 @@ from typing_extensions import Self, override
 
 from stridewave.carriers import _messages
 from stridewave.carriers._base import Carrier, _unpickle_error, check_pickled
+from stridewave.carriers._capabilities import Capabilities, ScatterSupport
 from stridewave.dtypes import DType
 
 if TYPE_CHECKING:
+    from stridewave.carriers._scatter import ScatterSource
     from stridewave.layout import Layout
-    from stridewave.tensor import Tensor
 
 __all__ = ["Evictable"]
 
@@ -199,16 +200,16 @@ class Evictable(Carrier):
     _evicted: bool
     _logical: int
 
-    _SCATTERS: ClassVar[bool] = True
+    #: The kind's declaration: an Evictable is never a secondary itself. Each instance
+    #: replaces it with the record derived from its primary tier (in ``__init__``).
+    capabilities: Capabilities = Capabilities(
+        scatter=ScatterSupport.HOST, secondary=False, exports_views=True, host_addressable=True
+    )
 
     def __init__(self, primary: Carrier, secondary: Carrier) -> None:
         for role, tier in (("primary", primary), ("secondary", secondary)):
             if not isinstance(tier, Carrier):
-                raise TypeError(
-                    f"Evictable expects the {role} tier to be a stridewave Carrier; got "
-                    f"{type(tier).__name__}. Pass e.g. Evictable(CPU(n, dtype=DType.Float32), "
-                    f"FileBacked(dtype=DType.Float32)). Nothing was claimed."
-                )
+                raise TypeError(_messages.tier_not_a_carrier(role, tier))
 
         def check() -> None:  # under both tiers' locks: the claim is atomic
             if primary is not secondary and not secondary._released:
@@ -220,35 +221,26 @@ class Evictable(Carrier):
         self._secondary = secondary
         self._evicted = False
         self._logical = primary._slots
+        declared = type(primary).capabilities
+        self.capabilities = Capabilities(
+            scatter=declared.scatter,
+            secondary=False,
+            exports_views=declared.exports_views,
+            host_addressable=declared.host_addressable,
+        )
         self._init_carrier(dtype, mutable=primary._intrinsic_mutable)
 
     @staticmethod
     def _check_secondary(secondary: Carrier, primary: Carrier) -> None:
         """Refuse a secondary that could not hold the values later (``ValueError``)."""
         if secondary._dtype is not primary._dtype:
-            raise ValueError(
-                f"Evictable needs tiers of one dtype; given primary {primary!r} and "
-                f"secondary {secondary!r}. Make the secondary with dtype={primary._dtype!r}. "
-                f"Nothing was claimed."
-            )
+            raise ValueError(_messages.secondary_refused(secondary, "dtype", primary=primary))
         if not secondary._intrinsic_mutable:
-            raise ValueError(
-                f"Evictable needs an intrinsically mutable secondary (eviction writes into "
-                f"it); given {secondary!r}, built with mutable=False. Pass a mutable one, "
-                f"e.g. FileBacked(dtype={secondary._dtype!r}). Nothing was claimed."
-            )
+            raise ValueError(_messages.secondary_refused(secondary, "immutable"))
         if secondary._slots:
-            raise ValueError(
-                f"Evictable needs an empty secondary (size 0), so that no data of yours is "
-                f"overwritten by evict(); given {secondary!r} with {secondary._slots} slots. "
-                f"Pass secondary.allocate_like(0). Nothing was claimed."
-            )
-        if type(secondary)._raw_load is Carrier._raw_load:
-            raise ValueError(
-                f"Evictable cannot use {type(secondary).__name__} as its secondary: the kind "
-                f"cannot replace its storage in one move (no _raw_load). Use CPU, Generic "
-                f"or FileBacked as the secondary. Nothing was claimed."
-            )
+            raise ValueError(_messages.secondary_refused(secondary, "not empty"))
+        if not type(secondary).capabilities.secondary:
+            raise ValueError(_messages.secondary_refused(secondary, "kind"))
 
     # -- the tiers and residency ----------------------------------------------------------
 
@@ -486,51 +478,20 @@ class Evictable(Carrier):
         return tier._raw_array()
 
     @override
-    def _raw_scatter(self, base: int, mapping: Layout, values: npt.NDArray[Any]) -> None:
-        self._page_in("scatter")
-        self._primary._raw_scatter(base, mapping, values)
+    def _raw_scatter(self, base: int, mapping: Layout, source: ScatterSource) -> None:
+        # The template paged in already: lower to the primary tier (spec), whose own
+        # backend path serves (a Metal primary takes device sources on the device).
+        self._primary._raw_scatter(base, mapping, source)
         self._bind_backend()  # the primary may have re-bound its accessors (Metal)
 
     @override
-    def scatter(
-        self,
-        to_scatter: Tensor,
-        scatter_onto: Tensor,
-        mapping: Layout,
-        mapping_offset: int = 0,
-    ) -> None:
-        """Scatter into the primary tier (promoting first); ``version`` +1 once.
+    @classmethod
+    def _availability(cls) -> tuple[bool, str]:
+        return True, "two tiers: a primary of any kind over a secondary kind that may be one"
 
-        Parameters
-        ----------
-        to_scatter, scatter_onto : Tensor
-            Source and destination views, as for :meth:`Carrier.scatter`.
-        mapping : Layout
-            Destination offsets in elements, shape ``to_scatter.shape``.
-        mapping_offset : int, optional
-            Extra offset in elements, ``>= 0`` (default 0).
-
-        Same arguments, checks and exceptions as :meth:`Carrier.scatter` (spec:
-        "Evictable SHALL require promotion, lower to its primary tier, and advance
-        the wrapper version once"). An evicted, writable wrapper is promoted before
-        the arguments are validated, so a promotion failure (``OSError``,
-        ``MemoryError``) leaves it evicted with values and version unchanged; a
-        refused scatter on a promoted wrapper changes nothing.
-
-        Raises
-        ------
-        NotImplementedError
-            If the primary tier's kind does not scatter (FileBacked).
-        """
-        if not type(self._primary)._SCATTERS:
-            raise NotImplementedError(
-                f"cannot scatter into {self!r}: its primary tier kind "
-                f"{type(self._primary).__name__} does not implement scatter (carrier-storage "
-                f"spec). Use a CPU, Generic or Metal primary."
-            )
-        # Paging in happens inside the template, under the lock, after the writability
-        # check (_before_mutation): a refused scatter leaves an evicted wrapper evicted.
-        super().scatter(to_scatter, scatter_onto, mapping, mapping_offset)
+    @override
+    def _backing(self) -> Carrier:
+        return self._secondary if self._evicted else self._primary
 
     @override
     def __array__(
@@ -671,7 +632,7 @@ class Evictable(Carrier):
         E.g. ``Evictable(DType.Float32, size=8, live, evicted; CPU over FileBacked)``.
         """
         return (
-            f"Evictable({self._dtype!r}, size={self._slots}, "
+            f"Evictable({_messages.dtype_text(self._dtype)}, size={self._slots}, "
             f"{', '.join(self._state_words())}; {type(self._primary).__name__} over "
             f"{type(self._secondary).__name__})"
         )

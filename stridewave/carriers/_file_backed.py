@@ -55,12 +55,14 @@ from typing_extensions import Self, override
 from stridewave.carriers import _messages
 from stridewave.carriers._array_backed import _ArrayCarrier
 from stridewave.carriers._base import check_flag, check_size
+from stridewave.carriers._capabilities import Capabilities, ScatterSupport
 from stridewave.carriers._normalize import materialize, storage_numpy_dtype
 from stridewave.carriers._npy_file import SESSION_DIRECTORY, NpyFile
 from stridewave.carriers._storage import validate_storage_dtype
 from stridewave.dtypes import DType
 
 if TYPE_CHECKING:
+    from stridewave.carriers._scatter import ScatterSource
     from stridewave.layout import Layout
 
 __all__ = ["FileBacked", "session_directory", "sweep_stale_sessions"]
@@ -463,7 +465,10 @@ class FileBacked(_ArrayCarrier):
     _SUPPORTED_STORAGE: ClassVar[tuple[DType, ...] | None] = _FILE_SUPPORTED
     _CONSTRUCTIBLE_STORAGE: ClassVar[tuple[DType, ...] | None] = _FILE_CONCRETE
 
-    _SCATTERS: ClassVar[bool] = False
+    #: No scatter (the spec: FileBacked SHALL raise NotImplementedError).
+    capabilities: Capabilities = Capabilities(
+        scatter=ScatterSupport.NONE, secondary=True, exports_views=True, host_addressable=True
+    )
 
     _session: _Session
     _name: str
@@ -472,6 +477,8 @@ class FileBacked(_ArrayCarrier):
     _finalizer: weakref.finalize[Any, Any]
 
     def __init__(self, filename: str | None = None, *, mutable: bool = True, dtype: DType) -> None:
+        if isinstance(filename, DType):
+            raise TypeError(_messages.dtype_positional(filename, where="FileBacked"))
         dtype = validate_storage_dtype(dtype, carrier="FileBacked", accepted=_FILE_CONCRETE)
         flag = check_flag("mutable", mutable, where="FileBacked")
         name = _check_filename(filename)
@@ -762,7 +769,7 @@ class FileBacked(_ArrayCarrier):
         self._array = array
 
     @override
-    def _raw_scatter(self, base: int, mapping: Layout, values: npt.NDArray[Any]) -> None:
+    def _raw_scatter(self, base: int, mapping: Layout, source: ScatterSource) -> None:
         raise NotImplementedError(
             "FileBacked does not implement scatter (spec: carrier-storage); scatter into a "
             "CPU carrier and copy with FileBacked.new_like(numpy.asarray(cpu))."
@@ -776,7 +783,9 @@ class FileBacked(_ArrayCarrier):
     @override
     def _raw_new_like(self, values: object, *, mutable: bool, dtype: DType) -> Self:
         np_dtype = storage_numpy_dtype(dtype, little_endian=True)
-        array, _fresh = materialize(values, dtype, np_dtype, where="FileBacked.new_like")
+        array, _fresh = materialize(
+            values, dtype, np_dtype, where="FileBacked.new_like", holes=True
+        )
         result = type(self).__new__(type(self))
         result._setup(None, dtype, mutable, data=array, size=0)
         return result

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Final
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 import numpy as np
 import numpy.typing as npt
 from typing_extensions import Self, override
 
+from stridewave.carriers import _messages
 from stridewave.carriers._array_backed import _ArrayCarrier
 from stridewave.carriers._base import check_flag
 from stridewave.carriers._normalize import materialize, storage_numpy_dtype
@@ -26,6 +27,26 @@ _GENERIC_SUPPORTED: Final[tuple[DType, ...]] = (
 _GENERIC_CONCRETE: Final[tuple[DType, ...]] = (DType.Float32, DType.Int32, DType.Bool)
 
 
+#: Default of ``dtype`` that only tells "not given" apart (a required keyword).
+class _Required:
+    """Run-time default of Generic's required ``dtype``: tells "left out" apart."""
+
+    def __repr__(self) -> str:
+        return "<required>"
+
+
+_REQUIRED: Final = _Required()
+
+
+def _owned(values: object, dtype: DType, *, where: str, holes: bool) -> npt.NDArray[Any]:
+    """Normalize ``values`` into a fresh C-contiguous array the carrier owns."""
+    np_dtype = storage_numpy_dtype(dtype)
+    array, fresh = materialize(values, dtype, np_dtype, where=where, holes=holes)
+    if not fresh or not array.flags.c_contiguous:
+        array = np.array(array, dtype=np_dtype, copy=True, order="C")
+    return array
+
+
 class Generic(_ArrayCarrier):
     """Storage built from an iterable of values: a 1-D ``numpy.ndarray`` it owns.
 
@@ -33,19 +54,23 @@ class Generic(_ArrayCarrier):
     ----------
     values : iterable
         Ordered slot values, consumed once and normalized before the carrier is
-        returned (``None`` items read as the dtype's zero). The carrier keeps no
-        reference to ``values``: later changes to it do not show.
+        returned. ``None`` items are refused (``TypeError``): a hole exists only in
+        ``new_like`` input. NumPy subclasses (masked arrays, ``numpy.matrix``) read as
+        their plain data (``numpy.asarray``; a mask is not a hole). The carrier keeps
+        no reference to ``values``: later changes to it do not show.
     mutable : bool, optional
         Intrinsic mutability (default ``True``).
     dtype : DType
         Required, keyword-only: ``DType.Float32``, ``DType.Int32`` or ``DType.Bool``.
-        Omitting it or passing it positionally is a ``TypeError`` raised by Python.
+        Omitting it is a ``TypeError`` naming the missing keyword-only argument and
+        the accepted dtypes; passing it positionally is Python's positional-argument
+        ``TypeError``.
 
     Raises
     ------
     TypeError
-        If ``dtype`` is not a DType, ``values`` is not iterable, or a value's type is
-        refused by the normalization table.
+        If ``dtype`` is missing or not a DType, ``values`` is not iterable, or a value
+        (``None`` included) is refused by the normalization table.
     ValueError
         If ``dtype`` is another descriptor (every category, compound dtypes).
     OverflowError
@@ -62,15 +87,22 @@ class Generic(_ArrayCarrier):
     _SUPPORTED_STORAGE: ClassVar[tuple[DType, ...] | None] = _GENERIC_SUPPORTED
     _CONSTRUCTIBLE_STORAGE: ClassVar[tuple[DType, ...] | None] = _GENERIC_CONCRETE
 
-    def __init__(self, values: object, *, mutable: bool = True, dtype: DType) -> None:
-        dtype = validate_storage_dtype(dtype, carrier="Generic", accepted=_GENERIC_CONCRETE)
+    if TYPE_CHECKING:  # dtype is required for type checkers
+
+        def __init__(self, values: object, *, mutable: bool = True, dtype: DType) -> None: ...
+
+    else:  # at run time a default tells "left out" apart, to name the accepted dtypes
+
+        def __init__(self, values, *, mutable=True, dtype=_REQUIRED):
+            self._construct(values, mutable, dtype)
+
+    def _construct(self, values: object, mutable: object, dtype: object) -> None:
+        if dtype is _REQUIRED:
+            raise TypeError(_messages.missing_dtype(where="Generic", accepted=_GENERIC_CONCRETE))
+        checked = validate_storage_dtype(dtype, carrier="Generic", accepted=_GENERIC_CONCRETE)
         flag = check_flag("mutable", mutable, where="Generic")
-        np_dtype = storage_numpy_dtype(dtype)
-        array, fresh = materialize(values, dtype, np_dtype, where="Generic")
-        if not fresh or not array.flags.c_contiguous:
-            array = np.array(array, dtype=np_dtype, copy=True, order="C")
-        self._array = array
-        self._init_carrier(dtype, mutable=flag)
+        self._array = _owned(values, checked, where="Generic", holes=False)
+        self._init_carrier(checked, mutable=flag)
 
     @classmethod
     def _adopt(cls, array: npt.NDArray[Any], dtype: DType, *, mutable: bool) -> Self:
@@ -81,7 +113,9 @@ class Generic(_ArrayCarrier):
 
     @override
     def _raw_new_like(self, values: object, *, mutable: bool, dtype: DType) -> Self:
-        return type(self)(values, mutable=mutable, dtype=dtype)
+        # new_like, unlike the constructor, reads None items as holes (spec).
+        array = _owned(values, dtype, where="Generic.new_like", holes=True)
+        return type(self)._adopt(array, dtype, mutable=mutable)
 
     @override
     def _raw_allocate_like(self, size: int, *, mutable: bool, dtype: DType, empty: bool) -> Self:

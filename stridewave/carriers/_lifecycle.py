@@ -455,7 +455,11 @@ class _Lifecycle:
                 held = getattr(carrier, "_dtype", None)
                 if dtype is not None and held is not dtype:
                     raise ValueError(
-                        _messages.claim_refused(carrier, f"it holds {held!r}, not {dtype!r}")
+                        _messages.claim_refused(
+                            carrier,
+                            f"it holds {_messages.dtype_text(held)}, "
+                            f"not {_messages.dtype_text(dtype)}",
+                        )
                     )
                 if id(carrier) in seen:
                     raise RuntimeError(_messages.claim_refused(carrier, "it is listed twice"))

@@ -10,34 +10,67 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from stridewave.dtypes import DType
+
 __all__ = [
+    "array_refused",
     "bad_flag",
     "bad_index_type",
+    "bad_memo",
     "bad_pointer_type",
     "bad_size_type",
     "category_storage",
     "claim_refused",
     "compound_storage",
     "copy_impossible",
+    "dtype_positional",
+    "dtype_text",
     "duplicate_file",
+    "from_numpy_layout",
+    "from_numpy_not_an_array",
+    "from_numpy_read_only",
     "index_out_of_range",
+    "missing_dtype",
     "negative_size",
+    "no_load",
+    "no_storage_row",
     "non_positive_pointer",
     "not_a_dtype",
     "not_iterable",
+    "not_one_dimensional",
     "not_owner",
     "not_writable",
     "owned_release",
     "path_component",
     "released",
+    "scatter_compound",
+    "scatter_foreign_destination",
+    "scatter_negative_offset",
+    "scatter_not_a_layout",
+    "scatter_not_a_tensor",
+    "scatter_out_of_range",
+    "scatter_shape_mismatch",
+    "scatter_unsupported",
+    "secondary_refused",
+    "stale_view",
+    "tier_not_a_carrier",
+    "too_many_items",
     "unsupported_dtype",
     "value_overflow",
     "value_type",
 ]
 
 
+def dtype_text(dtype: object) -> str:
+    """Spell a descriptor as code: ``DType.Float32`` for a built-in, else its ``repr``."""
+    name = getattr(dtype, "name", None)
+    if type(name) is str and isinstance(dtype, DType) and getattr(DType, name, None) is dtype:
+        return f"DType.{name}"
+    return repr(dtype)
+
+
 def _names(accepted: Iterable[object]) -> str:
-    names = [repr(d) for d in accepted]
+    names = [dtype_text(d) for d in accepted]
     if not names:
         return "no dtype"
     if len(names) == 1:
@@ -73,15 +106,15 @@ def not_a_dtype(value: object, *, where: str) -> str:
 def unsupported_dtype(dtype: object, *, carrier: str, accepted: Iterable[object]) -> str:
     """Text for a valid simple descriptor outside a carrier's accepted set (``ValueError``)."""
     return (
-        f"{carrier} storage accepts {_names(accepted)}; got {dtype!r}. "
-        f"Pick one of the accepted dtypes, or a carrier kind that stores {dtype!r}."
+        f"{carrier} storage accepts {_names(accepted)}; got {dtype_text(dtype)}. "
+        f"Pick one of the accepted dtypes, or a carrier kind that stores {dtype_text(dtype)}."
     )
 
 
 def category_storage(dtype: object, *, carrier: str, accepted: Iterable[object]) -> str:
     """Text for a category given where a storage dtype is needed (``ValueError``)."""
     return (
-        f"{carrier} storage accepts {_names(accepted)}; got {dtype!r}, a category with no "
+        f"{carrier} storage accepts {_names(accepted)}; got {dtype_text(dtype)}, a category with no "
         f"storage encoding. Pass a simple dtype instead."
     )
 
@@ -89,7 +122,7 @@ def category_storage(dtype: object, *, carrier: str, accepted: Iterable[object])
 def compound_storage(dtype: object, *, carrier: str, accepted: Iterable[object]) -> str:
     """Text for a compound dtype given to homogeneous storage (``ValueError``)."""
     return (
-        f"{carrier} storage accepts {_names(accepted)}; got {dtype!r}, a compound dtype whose "
+        f"{carrier} storage accepts {_names(accepted)}; got {dtype_text(dtype)}, a compound dtype whose "
         f"values live in several simple-dtype planes. Homogeneous carrier storage holds one "
         f"simple dtype and cannot hold multiple planes (multi-plane storage is deferred): "
         f"allocate one carrier per plane and combine them with Tensor.compound."
@@ -175,22 +208,91 @@ def not_iterable(value: object, *, where: str) -> str:
 
 def value_type(value: object, *, dtype: object, expected: str, fix: str) -> str:
     """Text for a value whose type the dtype's normalization refuses (``TypeError``)."""
+    if value is None:
+        fix = (
+            "None is a hole only in new_like input (it reads as the dtype's zero there); "
+            "write the value, or the dtype's zero, explicitly."
+        )
     return (
-        f"{dtype!r} storage accepts {expected}; got {_short(value)} of type "
+        f"{dtype_text(dtype)} storage accepts {expected}; got {_short(value)} of type "
         f"{_type_name(value)}. {fix}"
+    )
+
+
+def array_refused(array_dtype: object, *, dtype: object, expected: str) -> str:
+    """Text for a NumPy array whose dtype the vectorized rule refuses (``TypeError``)."""
+    return (
+        f"{dtype_text(dtype)} storage accepts arrays of {expected}; got a numpy.ndarray of dtype "
+        f"{array_dtype}. Convert it explicitly with array.astype(...) first."
+    )
+
+
+def no_storage_row(dtype: object, known: Iterable[object]) -> str:
+    """Text for a descriptor with no row in the storage-dtype table (``ValueError``)."""
+    return (
+        f"{dtype_text(dtype)} has no storage encoding: carriers store {_names(known)}. Pick one of "
+        f"those dtypes."
+    )
+
+
+def not_one_dimensional(shape: tuple[int, ...], *, where: str) -> str:
+    """Text for an array of values that is not 1-D (``TypeError``)."""
+    return (
+        f"{where} expects values to be one-dimensional; got an array of shape {shape}. "
+        f"Flatten it first with numpy.ravel(values)."
+    )
+
+
+def too_many_items(where: str, limit: int) -> str:
+    """Text for an iterable without a trustworthy length that is too long (``ValueError``)."""
+    return (
+        f"{where} stopped consuming values after {limit} items: the iterable has no "
+        f"trustworthy length and may be infinite (e.g. itertools.count()). Pass a NumPy "
+        f"array, a buffer or a list instead (no limit), or bound it with "
+        f"itertools.islice(values, n). Nothing was allocated."
+    )
+
+
+def dtype_positional(dtype: object, *, where: str) -> str:
+    """Text for a DType passed positionally where ``dtype`` is keyword-only (``TypeError``)."""
+    return (
+        f"{where} got the descriptor {dtype_text(dtype)} as a positional argument, but dtype is "
+        f"keyword-only: write {where}(..., dtype={dtype_text(dtype)})."
+    )
+
+
+def missing_dtype(*, where: str, accepted: Iterable[object]) -> str:
+    """Text for a required keyword-only ``dtype`` left out (``TypeError``)."""
+    return (
+        f"{where}() missing 1 required keyword-only argument: 'dtype'. Pass "
+        f"dtype= one of {_names(accepted)}."
     )
 
 
 def value_overflow(value: object, *, dtype: object, limits: str) -> str:
     """Text for a value outside the dtype's finite range (``OverflowError``)."""
     return (
-        f"{dtype!r} storage holds {limits}; got {_short(value)}, which does not fit. "
+        f"{dtype_text(dtype)} storage holds {limits}; got {_short(value)}, which does not fit. "
         f"Clip or rescale the value, or use a wider storage dtype."
     )
 
 
 def released(carrier: object, action: str) -> str:
-    """Text for storage access on a released carrier (``RuntimeError``)."""
+    """Text for storage access on a released carrier (``RuntimeError``).
+
+    A released tier of a composite (an Evictable's former primary after ``evict()``)
+    names its owner: the values live on there.
+    """
+    owner = getattr(carrier, "_owner", None)
+    target = getattr(owner, "target", None)
+    live_owner = target() if callable(target) else None
+    if live_owner is not None and not getattr(live_owner, "_released", True):
+        kind = getattr(owner, "owner_kind", type(owner).__name__)
+        return (
+            f"cannot {action} on {carrier!r}: it is a tier of {kind} {_short(owner)}, which "
+            f"moved the values out of it and released it. Read and write through the "
+            f"{kind}; it pages the values back in."
+        )
     return (
         f"cannot {action} on {carrier!r}: its storage was released and is gone for good. "
         f"dtype(), supports_storage_dtype() and new_like() still work: build fresh storage "
@@ -278,9 +380,179 @@ def duplicate_file(filename: str, directory: str) -> str:
 
 
 def scatter_unsupported(carrier: object) -> str:
+    """Text for scatter on a kind that does not implement it (``NotImplementedError``)."""
+    return (
+        f"cannot scatter into {carrier!r}: its storage kind does not implement scatter "
+        f"(spec: carrier-storage; FileBacked raises NotImplementedError). Scatter into a "
+        f"CPU or Generic carrier, e.g. target = CPU(n, dtype=...); target.scatter(...), then "
+        f"copy the result with carrier.new_like(numpy.asarray(target))."
+    )
+
+
+def scatter_not_a_tensor(name: str, value: object) -> str:
+    """Text for a scatter view argument that is not a Tensor (``TypeError``)."""
+    return (
+        f"scatter {name} must be a stridewave Tensor, got {type(value).__name__} "
+        f"{_short(value)}; wrap storage first: Tensor(carrier, Layout(shape))."
+    )
+
+
+def scatter_not_a_layout(mapping: object) -> str:
+    """Text for a scatter mapping that is not a Layout (``TypeError``)."""
+    return (
+        f"scatter mapping must be a stridewave Layout, got {type(mapping).__name__} "
+        f"{_short(mapping)}; pass Layout(shape, strides) with strides in elements."
+    )
+
+
+def scatter_compound(name: str, dtype: object, planes: int) -> str:
+    """Text for a multi-subtensor scatter argument (``ValueError``)."""
+    return (
+        f"scatter {name} is a compound Tensor of {dtype_text(dtype)} with {planes} "
+        f"subtensors; carrier scatter moves one plane at a time: pass {name}.subtensors[k]."
+    )
+
+
+def scatter_foreign_destination(viewed: object, receiver: object) -> str:
+    """Text for ``scatter_onto`` viewing another carrier than the receiver (``ValueError``)."""
+    return (
+        f"scatter_onto views {viewed!r}, not the receiver {receiver!r}; call scatter on the "
+        f"destination's carrier: scatter_onto.carrier.scatter(to_scatter, scatter_onto, "
+        f"mapping)."
+    )
+
+
+def scatter_shape_mismatch(mapping_shape: object, source_shape: object) -> str:
+    """Text for a mapping whose shape is not the source's (``ValueError``)."""
+    return (
+        f"scatter mapping has shape {mapping_shape} but to_scatter has shape {source_shape}; "
+        f"the mapping needs one destination offset per source element, so pass a Layout "
+        f"with the source's shape."
+    )
+
+
+def scatter_negative_offset(offset: int) -> str:
+    """Text for a negative ``mapping_offset`` (``ValueError``)."""
+    return (
+        f"scatter mapping_offset must be >= 0 (elements), got {offset}; move the "
+        f"destination with scatter_onto's offset or the mapping strides instead."
+    )
+
+
+def scatter_out_of_range(
+    slot: int,
+    element: int,
+    size: int,
+    *,
+    onto_offset: int,
+    mapping_offset: int,
+    strides: object,
+    span: tuple[int, int],
+) -> str:
+    """Text for a scatter destination outside the receiver (``IndexError``)."""
+    return (
+        f"scatter targets physical index {slot} (source element {element}) but the receiver "
+        f"has {size} slots; check scatter_onto.offset={onto_offset}, "
+        f"mapping_offset={mapping_offset} and the mapping strides {strides} (destinations "
+        f"span [{span[0]}, {span[1]}])."
+    )
+
+
+def tier_not_a_carrier(role: str, tier: object) -> str:
+    """Text for an Evictable tier that is not a carrier (``TypeError``)."""
+    return (
+        f"Evictable expects the {role} tier to be a stridewave Carrier; got "
+        f"{_type_name(tier)}. Pass e.g. Evictable(CPU(n, dtype=DType.Float32), "
+        f"FileBacked(dtype=DType.Float32)). Nothing was claimed."
+    )
+
+
+def secondary_refused(secondary: object, reason: str, *, primary: object = None) -> str:
+    """Text for an Evictable secondary that could not hold the values (``ValueError``).
+
+    ``reason`` is ``"dtype"`` (needs ``primary``), ``"immutable"``, ``"not empty"`` or
+    ``"kind"`` (its capability record says it may not be a secondary).
+    """
+    dtype = getattr(secondary, "_dtype", None)
+    kind = type(secondary).__name__
+    why = {
+        "dtype": (
+            f"Evictable needs tiers of one dtype; given primary {primary!r} and secondary "
+            f"{secondary!r}. Make the secondary with "
+            f"dtype={dtype_text(getattr(primary, '_dtype', None))}."
+        ),
+        "immutable": (
+            f"Evictable needs an intrinsically mutable secondary (eviction writes into it); "
+            f"given {secondary!r}, built with mutable=False. Pass a mutable one, e.g. "
+            f"FileBacked(dtype={dtype_text(dtype)})."
+        ),
+        "not empty": (
+            f"Evictable needs an empty secondary (size 0), so that no data of yours is "
+            f"overwritten by evict(); given {secondary!r} with {getattr(secondary, '_slots', 0)} slots. "
+            f"Pass secondary.allocate_like(0)."
+        ),
+        "kind": (
+            f"Evictable cannot use {kind} as its secondary: its capability record says it "
+            f"may not be one ({kind}.capabilities.secondary is False: it cannot replace its "
+            f"storage in one move on the host). Use a kind that may, such as CPU, Generic "
+            f"or FileBacked."
+        ),
+    }[reason]
+    return f"{why} Nothing was claimed."
+
+
+def from_numpy_not_an_array(value: object) -> str:
+    """Text for ``CPU.from_numpy`` given something else than an ndarray (``TypeError``)."""
+    return (
+        f"CPU.from_numpy expects a numpy.ndarray; got {_type_name(value)}. Convert with "
+        f"numpy.ascontiguousarray(values, dtype=numpy.float32)."
+    )
+
+
+def from_numpy_layout(
+    shape: tuple[int, ...], dtype: object, *, contiguous: bool, stored: Iterable[object]
+) -> str:
+    """Text for an array ``CPU.from_numpy`` cannot wrap as it is (``ValueError``)."""
+    names = ", ".join(str(d) for d in stored)
+    return (
+        f"CPU.from_numpy expects a 1-D C-contiguous array of {names} (native byte order); "
+        f"got shape {shape}, dtype {dtype}, c_contiguous={contiguous}. Use "
+        f"numpy.ascontiguousarray(array.ravel(), dtype=numpy.float32) (a copy)."
+    )
+
+
+def from_numpy_read_only() -> str:
+    """Text for a read-only array wrapped with ``mutable=True`` (``ValueError``)."""
+    return (
+        "CPU.from_numpy got a read-only array with mutable=True; pass mutable=False or a "
+        "writeable array."
+    )
+
+
+def no_load(carrier: object) -> str:
+    """Text for a one-move load asked of a kind that has none (``NotImplementedError``)."""
     kind = type(carrier).__name__
     return (
-        f"{kind} does not implement scatter (spec: carrier-storage). Scatter into a CPU "
-        f"or Generic carrier, e.g. target = CPU(n, dtype=...); target.scatter(...), then "
-        f"copy the result with {kind.lower()}.new_like(numpy.asarray(target))."
+        f"{kind} cannot replace its storage in one move, so it cannot serve as an Evictable "
+        f"secondary; use a kind whose capabilities.secondary is True (CPU, Generic or "
+        f"FileBacked) there."
+    )
+
+
+def bad_memo(memo: object) -> str:
+    """Text for ``__deepcopy__`` given a memo that is not a dict (``TypeError``)."""
+    return (
+        f"__deepcopy__ expects the memo dict that copy.deepcopy passes, or None; got "
+        f"{_type_name(memo)}. Call copy.deepcopy(carrier) instead."
+    )
+
+
+def stale_view(
+    layout: object, base: int, span: tuple[int, int], held: int, contiguous: bool
+) -> str:
+    """Text for a view that no longer fits its carrier's storage (``IndexError``)."""
+    return (
+        f"the view {layout!r} at offset {base} addresses elements [{span[0]}, {span[1]}] but "
+        f"the storage now holds {held} (C-contiguous: {contiguous}); the carrier shrank "
+        f"(resize) or was replaced since the Tensor was made. Build a new Tensor on it."
     )

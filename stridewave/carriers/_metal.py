@@ -52,19 +52,21 @@ from typing_extensions import Self, override
 from stridewave.carriers import _messages, _protocols
 from stridewave.carriers._array_backed import _ArrayCarrier
 from stridewave.carriers._base import Carrier, check_flag, check_size
+from stridewave.carriers._capabilities import Capabilities, ScatterSupport
 from stridewave.carriers._normalize import materialize, storage_numpy_dtype
 from stridewave.carriers._resources import check_host_allocation
 from stridewave.carriers._scatter import (
     ScatterPlan,
+    ScatterSource,
     plan_scatter,
     scatter_indices,
     strided_view,
 )
 from stridewave.carriers._storage import validate_storage_dtype
+from stridewave.carriers._storage_dtypes import storage_row
 from stridewave.dtypes import DType
 from stridewave.interop import export_dtype
 from stridewave.layout import Layout
-from stridewave.tensor import Tensor
 
 __all__ = ["DEVICE_ENV", "Metal", "metal_runtime"]
 
@@ -243,6 +245,12 @@ class Metal(_ArrayCarrier):
 
     _SUPPORTED_STORAGE: ClassVar[tuple[DType, ...] | None] = _METAL_DTYPES
     _CONSTRUCTIBLE_STORAGE: ClassVar[tuple[DType, ...] | None] = _METAL_DTYPES
+
+    #: Device scatter (MLX sources stay on the device); never a secondary (MLX may
+    #: move its buffer, so it cannot take a one-move load); exports snapshots.
+    capabilities: Capabilities = Capabilities(
+        scatter=ScatterSupport.DEVICE, secondary=False, exports_views=False, host_addressable=False
+    )
 
     _mx_array: Any
     _device: Any
@@ -461,56 +469,31 @@ class Metal(_ArrayCarrier):
 
     # -- scatter ----------------------------------------------------------------------------
 
-    _device_source: Any = None
+    @override
+    @classmethod
+    def _availability(cls) -> tuple[bool, str]:
+        return metal_runtime()
 
     @override
-    def scatter(
-        self,
-        to_scatter: Tensor,
-        scatter_onto: Tensor,
-        mapping: Layout,
-        mapping_offset: int = 0,
-    ) -> None:
-        """Scatter ``to_scatter``'s values into this carrier (see :meth:`Carrier.scatter`).
-
-        Same contract, checks and exceptions as :meth:`Carrier.scatter` (it runs that
-        template). In addition, when the source is another live Metal carrier of the
-        same dtype viewed through a row-major contiguous layout, its values are read
-        on the device (no host round trip): the scatter is then device-to-device.
-
-        Parameters
-        ----------
-        to_scatter : Tensor
-            Single-subtensor source view, shape ``S``.
-        scatter_onto : Tensor
-            Single-subtensor view of this carrier; only its ``offset`` is used.
-        mapping : Layout
-            Destination offsets, in elements, ``mapping.shape == S``.
-        mapping_offset : int, optional
-            Extra offset in elements, ``>= 0`` (default 0).
-
-        Raises
-        ------
-        TypeError, ValueError, IndexError, RuntimeError, OverflowError
-            As :meth:`Carrier.scatter`, all before MLX is asked to write; a failure
-            leaves values and ``version`` unchanged.
-        """
-        self._device_source = _device_source(self, to_scatter)
-        try:
-            super().scatter(to_scatter, scatter_onto, mapping, mapping_offset)
-        finally:
-            self._device_source = None
+    def _backend_slice(self, start: int, stop: int) -> Any:
+        """Return the MLX array of slots ``[start, stop)`` (a device scatter source)."""
+        array = self._mx_array
+        return None if array is None else array[start:stop]
 
     @override
-    def _raw_scatter(self, base: int, mapping: Layout, values: npt.NDArray[Any]) -> None:
-        """Write the normalized ``values`` through ``mapping`` with MLX operations.
+    def _raw_scatter(self, base: int, mapping: Layout, source: ScatterSource) -> None:
+        """Write the source values through ``mapping`` with MLX operations.
 
-        Everything is validated and normalized by :meth:`Carrier.scatter` before this
-        runs. The source values are moved to MLX (or, for a Metal source, sliced on
-        the device) first; only then is the write issued and evaluated. See
+        Everything is validated by :meth:`Carrier.scatter` before this runs. When the
+        source is another Metal carrier of this dtype seen row-major
+        (``source.backend(self)``: also through Evictables), its values are sliced on
+        the device; otherwise the host values (``source.host()``, normalized) are
+        moved to MLX. Only then is the write issued and evaluated. See
         :meth:`_scatter_mlx` for the cases.
         """
-        self._scatter_mlx(base, mapping, values, self._device_source)
+        device = source.backend(self)
+        values = source.host() if device is None else np.empty(0, self._array.dtype)
+        self._scatter_mlx(base, mapping, values, device)
 
     def _scatter_mlx(
         self, base: int, mapping: Layout, values: npt.NDArray[Any], device: Any
@@ -720,7 +703,7 @@ class Metal(_ArrayCarrier):
     @override
     def _raw_new_like(self, values: object, *, mutable: bool, dtype: DType) -> Self:
         np_dtype = storage_numpy_dtype(dtype)
-        array, _fresh = materialize(values, dtype, np_dtype, where="Metal.new_like")
+        array, _fresh = materialize(values, dtype, np_dtype, where="Metal.new_like", holes=True)
         mx = _import_mlx()
         device, name = _select_device(mx)
         fresh = type(self).__new__(type(self))
@@ -730,36 +713,6 @@ class Metal(_ArrayCarrier):
     @override
     def _raw_allocate_like(self, size: int, *, mutable: bool, dtype: DType, empty: bool) -> Self:
         return type(self)(size, mutable=mutable, dtype=dtype, empty=empty)
-
-
-def _device_source(receiver: Metal, to_scatter: object) -> Any:
-    """Return the flat MLX source values of a device-resident scatter source, or ``None``.
-
-    Only for another live Metal carrier of the receiver's dtype seen
-    through a row-major contiguous layout: then the logical source values are the
-    slice ``[offset, offset + size)`` of its MLX array, read on the device. Anything
-    else (including invalid arguments, which the template then refuses) gives ``None``.
-    """
-    if not isinstance(to_scatter, Tensor) or len(to_scatter.subtensors) != 1:
-        return None
-    carrier = to_scatter.carrier
-    if (
-        not isinstance(carrier, Metal)
-        or carrier is receiver
-        or carrier.is_released()
-        or carrier.dtype() is not receiver.dtype()
-    ):
-        return None
-    layout = to_scatter.layout
-    step = 1
-    for extent, stride in zip(reversed(layout.shape), reversed(layout.strides), strict=True):
-        if stride != step and extent != 1:
-            return None
-        step *= extent
-    start = to_scatter.offset
-    if start < 0 or start + layout.size > carrier.size():
-        return None
-    return carrier._mx_array[start : start + layout.size]
 
 
 def _to_mlx(mx: Any, values: npt.NDArray[Any]) -> Any:
@@ -827,8 +780,5 @@ _protocols.MLX_IMPORTER[:] = [_import_mlx]  # carriers' __mlx_array__ (CONTRACT 
 
 
 def _mlx_dtype(mx: Any, dtype: DType) -> Any:
-    if dtype is DType.Float32:
-        return mx.float32
-    if dtype is DType.Int32:
-        return mx.int32
-    return mx.bool_
+    """Return the ``mlx.core`` dtype of storage dtype ``dtype`` (from the dtype table)."""
+    return getattr(mx, storage_row(dtype).mlx)

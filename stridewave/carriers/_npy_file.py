@@ -36,6 +36,7 @@ from numpy.lib import format as npy_format
 from typing_extensions import Self, override
 
 from stridewave.carriers._array_backed import _ArrayCarrier
+from stridewave.carriers._capabilities import Capabilities, ScatterSupport
 from stridewave.carriers._normalize import materialize, storage_numpy_dtype
 from stridewave.carriers._protocols import _session_root
 from stridewave.dtypes import DType
@@ -204,6 +205,12 @@ class NpyFile(_ArrayCarrier):
     _SUPPORTED_STORAGE: ClassVar[tuple[DType, ...] | None] = _NPY_SUPPORTED
     _CONSTRUCTIBLE_STORAGE: ClassVar[tuple[DType, ...] | None] = _NPY_CONCRETE
 
+    #: Scatter writes through to the file (mode "r+"); never an Evictable secondary: a
+    #: one-move load would swap the mapping of the user's file for a copy in memory.
+    capabilities: Capabilities = Capabilities(
+        scatter=ScatterSupport.HOST, secondary=False, exports_views=True, host_addressable=True
+    )
+
     _path: str
     _mode: str
     _owned: bool
@@ -304,7 +311,7 @@ class NpyFile(_ArrayCarrier):
     @override
     def _raw_new_like(self, values: object, *, mutable: bool, dtype: DType) -> Self:
         np_dtype = storage_numpy_dtype(dtype, little_endian=True)
-        array, _fresh = materialize(values, dtype, np_dtype, where="NpyFile.new_like")
+        array, _fresh = materialize(values, dtype, np_dtype, where="NpyFile.new_like", holes=True)
         return type(self)._owned_file(
             np.ascontiguousarray(array, dtype=np_dtype), dtype, mutable=mutable
         )

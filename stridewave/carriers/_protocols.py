@@ -43,6 +43,8 @@ import numpy as np
 import numpy.typing as npt
 from typing_extensions import CapsuleType, Self
 
+from stridewave.carriers import _messages
+
 if TYPE_CHECKING:
     from stridewave.dtypes import DType
 
@@ -573,7 +575,7 @@ class _Protocols:
             A small HTML table (escaped).
         """
         rows = [
-            ("dtype", repr(self._dtype)),
+            ("dtype", _messages.dtype_text(self._dtype)),
             ("size", f"{self._slots} slots ({self.nbytes} bytes)"),
             ("state", ", ".join(self._state_words())),  # type: ignore[attr-defined]
             ("version", str(self._version)),

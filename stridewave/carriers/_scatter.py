@@ -22,10 +22,17 @@ decides *how* once, independently of the backend:
 
 Backends other than NumPy (MLX) call :func:`scatter_indices` and perform one
 fancy-index assignment with the unique indices it returns.
+
+The interface between the template ``Carrier.scatter`` and a backend is here too:
+:class:`TensorView` is what the carrier layer reads from a Tensor argument (the
+Tensor class lives a layer above and subclasses it, so carriers never import it),
+and :class:`ScatterSource` hands ``_raw_scatter`` the source values, on the host
+(normalized, read lazily) or as the backend's own array (a device slice).
 """
 
 from __future__ import annotations
 
+import abc
 import itertools
 import os
 import threading
@@ -36,13 +43,20 @@ from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
-from stridewave.layout import Layout
+from stridewave.carriers import _messages
+from stridewave.carriers._normalize import materialize
+from stridewave.carriers._storage_dtypes import storage_row
+from stridewave.layout import Layout, _as_index
 
 if TYPE_CHECKING:
     import numpy.typing as npt
 
 __all__ = [
     "ScatterPlan",
+    "ScatterSource",
+    "TensorView",
+    "check_scatter_arguments",
+    "check_scatter_destination",
     "plan_scatter",
     "scatter_indices",
     "scatter_numpy",
@@ -241,10 +255,9 @@ def strided_view(array: npt.NDArray[Any], base: int, layout: Layout) -> npt.NDAr
     low, high = base + layout.min_index, base + layout.max_index
     if low < 0 or high >= array.shape[0] or not array.flags.c_contiguous:
         raise IndexError(
-            f"the view {layout!r} at offset {base} addresses elements [{low}, {high}] but "
-            f"the storage now holds {array.shape[0]} (C-contiguous: "
-            f"{bool(array.flags.c_contiguous)}); the carrier shrank (resize) or was "
-            f"replaced since the Tensor was made. Build a new Tensor on it."
+            _messages.stale_view(
+                layout, base, (low, high), array.shape[0], bool(array.flags.c_contiguous)
+            )
         )
     view: npt.NDArray[Any] = np.ndarray(
         layout.shape,
@@ -254,6 +267,163 @@ def strided_view(array: npt.NDArray[Any], base: int, layout: Layout) -> npt.NDAr
         strides=tuple(s * itemsize for s in layout.strides),
     )
     return view
+
+
+class TensorView(abc.ABC):
+    """What the carrier layer reads from a Tensor: the storage it views, and how.
+
+    :class:`stridewave.Tensor` is the one implementation; it lives a layer above the
+    carriers and subclasses this, so that ``scatter`` can check its arguments without
+    the carrier layer importing the Tensor module (no import cycle).
+    """
+
+    __slots__ = ()
+
+    @property
+    @abc.abstractmethod
+    def carrier(self) -> Any:
+        """The carrier holding the elements (single-subtensor views)."""
+
+    @property
+    @abc.abstractmethod
+    def layout(self) -> Layout:
+        """Shape and strides, in elements."""
+
+    @property
+    @abc.abstractmethod
+    def offset(self) -> int:
+        """Physical slot of logical offset 0."""
+
+    @property
+    @abc.abstractmethod
+    def shape(self) -> tuple[int, ...]:
+        """The logical shape."""
+
+    @property
+    @abc.abstractmethod
+    def dtype(self) -> Any:
+        """The descriptor of the elements."""
+
+    @property
+    @abc.abstractmethod
+    def subtensors(self) -> tuple[TensorView, ...]:
+        """One single-subtensor view per storage plane (``(self,)`` when single)."""
+
+
+class ScatterSource:
+    """The values of one scatter's source, offered to ``_raw_scatter`` two ways.
+
+    Built by the template ``Carrier.scatter`` after every check passed and the
+    receiver paged in; reads nothing until asked.
+
+    Parameters
+    ----------
+    tensor : TensorView
+        The validated single-subtensor source view, ``n = tensor.layout.size``
+        logical elements.
+    dtype : DType
+        The receiver's storage dtype: host values are normalized to it.
+    """
+
+    __slots__ = ("_dtype", "_host", "_tensor")
+
+    def __init__(self, tensor: TensorView, dtype: Any) -> None:
+        self._tensor = tensor
+        self._dtype = dtype
+        self._host: npt.NDArray[Any] | None = None
+
+    @property
+    def size(self) -> int:
+        """Number of logical source elements, ``n``."""
+        return self._tensor.layout.size
+
+    def host(self) -> npt.NDArray[Any]:
+        """Return the logical values, row-major, normalized to the receiver's dtype.
+
+        Returns
+        -------
+        numpy.ndarray, shape ``(n,)``
+            In the receiver's storage NumPy dtype. A view of the source storage when
+            no conversion is needed (it may share memory with the receiver:
+            :func:`scatter_numpy` copies it then). Read once and cached.
+
+        Raises
+        ------
+        RuntimeError
+            If the source carrier is released.
+        TypeError, OverflowError
+            If the receiver's normalization refuses the source values (the vectorized
+            rule of its dtype: e.g. Float32 values into Int32 storage).
+        """
+        if self._host is None:
+            target = storage_row(self._dtype).numpy
+
+            def normalize(values: npt.NDArray[Any]) -> npt.NDArray[Any]:
+                array, _fresh = materialize(values, self._dtype, target, where="scatter")
+                return array
+
+            # a broadcast source normalizes its one value only (normalize_source)
+            self._host = normalize_source(source_values(self._tensor), normalize)
+        return self._host
+
+    def prefetch(self, receiver: Any) -> None:
+        """Read the host values now unless ``receiver``'s backend takes the source's own.
+
+        The template calls it before it locks the receiver, so that the source is read
+        under its own lock alone (two unrelated carriers are never locked together).
+
+        Parameters
+        ----------
+        receiver : Carrier
+            The carrier holding the receiver's values now (an Evictable's tier).
+
+        Raises
+        ------
+        RuntimeError, TypeError, OverflowError
+            As :meth:`host`.
+        """
+        if self.backend(receiver) is None:
+            self.host()
+
+    def backend(self, receiver: Any) -> Any | None:
+        """Return the source values as ``receiver``'s backend array, or ``None``.
+
+        Only when the source's storage lives on the receiver's backend: its backing
+        carrier (an Evictable's current primary) is another live carrier of the
+        receiver's kind and dtype, seen through a row-major contiguous layout. The
+        values are then its backend slice ``[offset, offset + n)``
+        (``_backend_slice``), same dtype, no host round trip.
+
+        Parameters
+        ----------
+        receiver : Carrier
+            The carrier whose ``_raw_scatter`` asks (an Evictable's primary tier).
+
+        Returns
+        -------
+        object or None
+            E.g. an ``mlx.core.array`` of shape ``(n,)``; ``None`` when the host values
+            must be used.
+        """
+        tensor = self._tensor
+        carrier = tensor.carrier._backing()
+        if (
+            not isinstance(carrier, type(receiver))
+            or carrier is receiver
+            or carrier._released
+            or carrier._dtype is not receiver._dtype
+        ):
+            return None
+        layout = tensor.layout
+        step = 1  # row-major contiguous (an axis of extent 1 may have any stride)
+        for extent, stride in zip(reversed(layout.shape), reversed(layout.strides), strict=True):
+            if stride != step and extent != 1:
+                return None
+            step *= extent
+        start = tensor.offset
+        if start < 0 or start + layout.size > carrier._slots:
+            return None
+        return carrier._backend_slice(start, start + layout.size)
 
 
 _pool_lock = threading.Lock()
@@ -470,48 +640,55 @@ def check_scatter_arguments(
     IndexError
         A destination slot outside ``[0, receiver.size())``.
     """
-    from stridewave.layout import _as_index
-    from stridewave.tensor import Tensor
-
     for name, value in (("to_scatter", to_scatter), ("scatter_onto", scatter_onto)):
-        if not isinstance(value, Tensor):
-            raise TypeError(
-                f"scatter {name} must be a stridewave Tensor, got {type(value).__name__} "
-                f"{value!r}; wrap storage first: Tensor(carrier, Layout(shape))."
-            )
+        if not isinstance(value, TensorView):
+            raise TypeError(_messages.scatter_not_a_tensor(name, value))
     if not isinstance(mapping, Layout):
-        raise TypeError(
-            f"scatter mapping must be a stridewave Layout, got {type(mapping).__name__} "
-            f"{mapping!r}; pass Layout(shape, strides) with strides in elements."
-        )
+        raise TypeError(_messages.scatter_not_a_layout(mapping))
     offset = _as_index(mapping_offset, "scatter mapping_offset")
-    assert isinstance(to_scatter, Tensor)
-    assert isinstance(scatter_onto, Tensor)
+    assert isinstance(to_scatter, TensorView)
+    assert isinstance(scatter_onto, TensorView)
     for name, tensor in (("to_scatter", to_scatter), ("scatter_onto", scatter_onto)):
         if len(tensor.subtensors) != 1:
-            raise ValueError(
-                f"scatter {name} is a compound Tensor of {tensor.dtype!r} with "
-                f"{len(tensor.subtensors)} subtensors; carrier scatter moves one plane at "
-                f"a time: pass {name}.subtensors[k]."
-            )
+            raise ValueError(_messages.scatter_compound(name, tensor.dtype, len(tensor.subtensors)))
     if scatter_onto.carrier is not receiver:
-        raise ValueError(
-            f"scatter_onto views {scatter_onto.carrier!r}, not the receiver {receiver!r}; "
-            "call scatter on the destination's carrier: "
-            "scatter_onto.carrier.scatter(to_scatter, scatter_onto, mapping)."
-        )
+        raise ValueError(_messages.scatter_foreign_destination(scatter_onto.carrier, receiver))
     if mapping.shape != to_scatter.shape:
-        raise ValueError(
-            f"scatter mapping has shape {mapping.shape} but to_scatter has shape "
-            f"{to_scatter.shape}; the mapping needs one destination offset per source "
-            "element, so pass a Layout with the source's shape."
-        )
+        raise ValueError(_messages.scatter_shape_mismatch(mapping.shape, to_scatter.shape))
     if offset < 0:
-        raise ValueError(
-            f"scatter mapping_offset must be >= 0 (elements), got {offset}; move the "
-            "destination with scatter_onto's offset or the mapping strides instead."
-        )
+        raise ValueError(_messages.scatter_negative_offset(offset))
     base = scatter_onto.offset + offset
+    check_scatter_destination(receiver, base, mapping, onto_offset=scatter_onto.offset)
+    return base
+
+
+def check_scatter_destination(
+    receiver: Any, base: int, mapping: Layout, *, onto_offset: int
+) -> None:
+    """Check that the receiver is live and holds every destination slot.
+
+    The tail of :func:`check_scatter_arguments`, run again by the template under the
+    receiver's lock (a release or a shrink on another thread may come between the
+    argument checks and the write), without repeating the argument checks.
+
+    Parameters
+    ----------
+    receiver : Carrier
+        The carrier whose ``scatter`` was called.
+    base : int
+        Physical slot of mapping offset 0.
+    mapping : Layout
+        Destination offsets, in elements.
+    onto_offset : int
+        ``scatter_onto.offset``, named in the message.
+
+    Raises
+    ------
+    RuntimeError
+        The receiver is released (checked before the bounds, which it no longer has).
+    IndexError
+        A destination slot outside ``[0, receiver.size())``.
+    """
     # A released receiver has no slots: say so rather than report every index out of range.
     receiver._require_live("scatter")
     if mapping.size:
@@ -526,12 +703,16 @@ def check_scatter_arguments(
                 else (high, _extreme_element(mapping, highest=True))
             )
             raise IndexError(
-                f"scatter targets physical index {bad} (source element {element}) but the "
-                f"receiver has {size} slots; check scatter_onto.offset="
-                f"{scatter_onto.offset}, mapping_offset={offset} and the mapping strides "
-                f"{mapping.strides} (destinations span [{low}, {high}])."
+                _messages.scatter_out_of_range(
+                    bad,
+                    element,
+                    size,
+                    onto_offset=onto_offset,
+                    mapping_offset=base - onto_offset,
+                    strides=mapping.strides,
+                    span=(low, high),
+                )
             )
-    return base
 
 
 def normalize_source(
@@ -545,7 +726,7 @@ def normalize_source(
         The logical source values (:func:`source_values`); a broadcast source (every
         axis of stride 0) arrives as a zero-stride view.
     normalize : callable
-        The receiver's vectorized normalizer (``Carrier._normalize_many``).
+        The receiver dtype's vectorized rule (``ScatterSource.host`` passes it).
 
     Returns
     -------

@@ -9,6 +9,7 @@ look-alike descriptor is never mistaken for a registered one.
 from __future__ import annotations
 
 from stridewave.carriers import _messages
+from stridewave.carriers._storage_dtypes import ROWS
 from stridewave.dtypes import DType
 
 __all__ = ["accepts_storage_dtype", "storage_zero", "validate_storage_dtype"]
@@ -108,12 +109,9 @@ def storage_zero(dtype: DType) -> float | int | bool | None:
     TypeError
         If ``dtype`` is not a ``DType``.
     """
-    if dtype is DType.Float32:
-        return 0.0
-    if dtype is DType.Int32:
-        return 0
-    if dtype is DType.Bool:
-        return False
+    for row in ROWS:  # the storage-dtype table, matched by identity
+        if row.dtype is dtype:
+            return row.zero
     if not isinstance(dtype, DType):
         raise TypeError(_messages.not_a_dtype(dtype, where="storage_zero"))
     return None

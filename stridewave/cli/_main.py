@@ -55,9 +55,7 @@ def dtype_table() -> list[str]:
 
 
 def _cmd_info(args: argparse.Namespace) -> int:
-    import stridewave
-
-    print(f"stridewave {stridewave.__version__}")
+    print(f"stridewave {__version__}")
     for dist in ("numpy", "ml_dtypes", "mlx"):
         print(f"  {dist:<10} {_version_of(dist)}")
     print("registered dtypes:")
@@ -75,19 +73,29 @@ def carrier_availability() -> list[str]:
     Returns
     -------
     list of str
-        Lines such as ``"  Metal       available: MLX GPU device (CUDA), MLX 0.32.4"`` or
-        ``"  Metal       unavailable: no GPU runtime; install mlx[cuda13] ..."``. Generic,
-        CPU and FileBacked need only NumPy. Importing MLX (when installed) is the only
-        side effect; no storage is allocated.
+        One line per kind of ``stridewave.carriers.KINDS``, e.g. ``"  Metal       available:
+        MLX GPU device (CUDA), MLX 0.32.4 [scatter: device; secondary: no; numpy.asarray:
+        snapshot]"``: availability from the kind, the bracket from its ``capabilities``
+        record. Generic, CPU and FileBacked need only NumPy. Importing MLX (when
+        installed) is the only side effect; no storage is allocated.
     """
-    from stridewave.carriers._metal import metal_runtime
+    from stridewave.carriers import KINDS
 
-    lines = [f"  {name:<11} available (NumPy)" for name in ("Generic", "CPU", "FileBacked")]
-    ok, why = metal_runtime()
-    lines.append(f"  {'Metal':<11} {'available' if ok else 'unavailable'}: {why}")
-    lines.append(
-        f"  {'Evictable':<11} available (two tiers of the kinds above, e.g. CPU over FileBacked)"
-    )
+    secondaries = ", ".join(kind.__name__ for kind in KINDS if kind.capabilities.secondary)
+    lines = []
+    for kind in KINDS:
+        ok, why = kind._availability()
+        caps = kind.capabilities
+        scatter = caps.scatter.name.lower() if caps.scatter else "no (NotImplementedError)"
+        secondary = "yes" if caps.secondary else "no"
+        export = "view" if caps.exports_views else "snapshot"
+        if kind.__name__ == "Evictable":
+            why = f"{why} ({secondaries})"
+            scatter, export = "as its primary", "as its primary"
+        lines.append(
+            f"  {kind.__name__:<11} {'available' if ok else 'unavailable'}: {why} "
+            f"[scatter: {scatter}; secondary: {secondary}; numpy.asarray: {export}]"
+        )
     return lines
 
 

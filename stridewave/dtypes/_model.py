@@ -17,7 +17,6 @@ Spec: dtype-descriptors, "Every dtype has one registered descriptor identity",
 
 from __future__ import annotations
 
-import operator
 import typing as t
 import weakref
 from typing import TYPE_CHECKING, ClassVar, Final
@@ -25,6 +24,7 @@ from typing import TYPE_CHECKING, ClassVar, Final
 import numpy as np
 from typing_extensions import Self, override
 
+from stridewave._integers import as_integer
 from stridewave.dtypes import _messages, _registry
 from stridewave.dtypes._pickle import (
     pickled_by_distributed,
@@ -249,11 +249,9 @@ def _check_name(cls_name: str, name: object) -> str:
 
 def _check_positive_int(value: object) -> int | None:
     """Return ``value`` as an ``int`` if it is a positive non-bool integer, else ``None``."""
-    if isinstance(value, (bool, np.bool_)):
-        return None
     try:
-        number = operator.index(value)  # type: ignore[arg-type]
-    except TypeError:
+        number = as_integer(value, repr)
+    except TypeError:  # a bool or a non-integer: the caller words the refusal
         return None
     return number if number > 0 else None
 
@@ -403,6 +401,7 @@ class DType(metaclass=DTypeMeta):
             self,
             name,
             lambda existing: _messages.duplicate_name(type(self).__name__, name, existing),
+            on_insert=_mark_canonical,
         )
 
     # -- identity ---------------------------------------------------------------------
@@ -452,10 +451,14 @@ class DType(metaclass=DTypeMeta):
         return object.__hash__(self)
 
     def __repr__(self) -> str:
+        """Name the descriptor kind and registered name, e.g. ``SimpleDType('Float32')``.
+
+        Built-ins included (spec: "repr(descriptor) SHALL identify its descriptor kind
+        and registered name"; CONTRACT section 2). A rejected or noncanonical object
+        says so: ``<rejected SimpleDType('X')>``.
+        """
         name = getattr(self, "_sw_name", None)
         why = _why_unusable(self)
-        if why is None and type(name) is str and vars(DType).get(name) is self:
-            return f"DType.{name}"
         text = f"{type(self).__name__}({name!r})"
         return text if why is None else f"<{why.split(' ')[0]} {text}>"
 

@@ -63,7 +63,8 @@ def reconstruct_dtype(kind: object, name: object, structure: object) -> DType:
     if found._sw_kind != kind or not same_structure(found.structure(), structure):
         legacy = mentions(structure, "opaque_storage")
         raise ValueError(_messages.unpickle_mismatch(name, found, legacy))
-    return found
+    descriptor: DType = found  # the registry holds only the model's descriptors
+    return descriptor
 
 
 # -- descriptors pickled by Dask's distributed (see stridewave/dask.py) -----------------

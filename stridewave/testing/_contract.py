@@ -28,6 +28,7 @@ from hypothesis import settings
 from hypothesis.stateful import run_state_machine_as_test
 
 from stridewave.carriers import Carrier, storage_zero
+from stridewave.carriers._scatter import ScatterSource
 from stridewave.dtypes import DType
 from stridewave.layout import Layout
 from stridewave.tensor import Tensor
@@ -517,8 +518,9 @@ class CarrierTests(KindTests):
         )
         assert declared is kind.scatters
         if not kind.scatters:
+            source = ScatterSource(Tensor(carrier, Layout((1,))), carrier.dtype())
             with pytest.raises(NotImplementedError):
-                carrier._raw_scatter(0, Layout((1,)), np.array([5.0], np.float32))
+                carrier._raw_scatter(0, Layout((1,)), source)
             whole = Tensor(carrier, Layout((2,)))
             with pytest.raises(NotImplementedError, match="does not implement scatter"):
                 carrier.scatter(whole, whole, Layout((2,)))

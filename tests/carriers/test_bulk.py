@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import stridewave.carriers._normalize as normalize
-from stridewave import DType, Generic
+from stridewave import CPU, DType, Generic, Layout, Tensor
+from stridewave.carriers._scatter import ScatterSource
 
 from .conftest import KIND_DTYPES, Kind
 
@@ -56,10 +57,13 @@ def test_generic_and_buffers_need_no_scalar_normalizer(
     assert list(Generic(memoryview(b"\x01\x02"), dtype=DType.Int32)) == [1, 2]
 
 
-def test_normalize_many_is_vectorized(kind: Kind, no_scalar_path: Callable[[], None]) -> None:
+def test_scatter_source_is_normalized_vectorized(
+    kind: Kind, no_scalar_path: Callable[[], None]
+) -> None:
     carrier = kind.make([0.0, 0.0], DType.Float32, True)
+    source = Tensor(CPU(0, dtype=DType.Int32).new_like([1, 2]), Layout((2,)))
     no_scalar_path()
-    out = carrier._normalize_many(np.array([1, 2], dtype=np.int16))
+    out = ScatterSource(source, carrier.dtype()).host()
     assert out.dtype == np.float32 and out.tolist() == [1.0, 2.0]
 
 
@@ -74,7 +78,9 @@ def test_vectorized_and_scalar_paths_agree(data: st.DataObject, np_dtype: str) -
     target = data.draw(st.sampled_from([DType.Float32, DType.Int32, DType.Bool]))
     source = data.draw(arrays(np_dtype, st.integers(1, 8)))  # empty arrays: judged by dtype
     outcomes = []
-    for values in (source, list(source)):
+    # The iterable path gets Python scalars: a numpy.bool_ element is refused there
+    # (Bool writes require a Python bool) while a bool array is accepted as a whole.
+    for values in (source, source.tolist()):
         try:
             outcomes.append(("ok", Generic(values, dtype=target)._array.tobytes()))
         except (TypeError, OverflowError) as error:

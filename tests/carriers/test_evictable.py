@@ -8,6 +8,7 @@ authority, release of both tiers, factories, faults and memory really going back
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import os
 import subprocess
@@ -22,7 +23,9 @@ import numpy as np
 import pytest
 
 import stridewave.carriers._file_backed as file_backed_module
-from stridewave import CPU, Carrier, DType, Evictable, FileBacked, Generic, Layout, Tensor
+from stridewave import CPU, Carrier, DType, Evictable, FileBacked, Generic, Layout, Metal, Tensor
+
+from .conftest import HAVE_MLX, NO_MLX_REASON
 
 F32, I32, BOOL = DType.Float32, DType.Int32, DType.Bool
 
@@ -116,12 +119,23 @@ def test_non_carrier_tier_is_a_type_error() -> None:
     assert _unclaimed(primary)
 
 
-def test_kind_without_load_cannot_be_secondary() -> None:
+def test_kind_declared_no_secondary_cannot_be_secondary() -> None:
     class NoLoad(Generic):
         _raw_load = Carrier._raw_load
+        capabilities = dataclasses.replace(Generic.capabilities, secondary=False)
 
     primary, second = CPU(1), NoLoad([], dtype=F32)
-    with pytest.raises(ValueError, match="cannot replace its storage"):
+    with pytest.raises(ValueError, match="may not be one"):
+        Evictable(primary, second)
+    assert _unclaimed(primary, second)
+
+
+@pytest.mark.skipif(not HAVE_MLX, reason=NO_MLX_REASON)
+def test_metal_is_refused_as_a_secondary_at_construction() -> None:
+    """Issue 11: ``Evictable(CPU(4), Metal(0))`` is a ValueError, not a later evict() failure."""
+    primary, second = CPU(4), Metal(0)
+    assert Metal.capabilities.secondary is False
+    with pytest.raises(ValueError, match="Metal as its secondary"):
         Evictable(primary, second)
     assert _unclaimed(primary, second)
 

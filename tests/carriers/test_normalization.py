@@ -50,7 +50,6 @@ ACCEPTED = [
     (I32, IndexOnly(), 5),
     (BOOL, True, True),
     (BOOL, False, False),
-    (BOOL, np.True_, True),
 ]
 
 # (dtype, value, error)
@@ -88,6 +87,10 @@ REFUSED = [
     (BOOL, "True", TypeError),
     (BOOL, None, TypeError),
     (BOOL, np.int8(1), TypeError),
+    (BOOL, np.True_, TypeError),  # spec: Bool writes require a Python bool
+    (F32, np.timedelta64(3, "ns"), TypeError),
+    (F32, np.datetime64(3, "ns"), TypeError),
+    (I32, np.timedelta64(3, "ns"), TypeError),
 ]
 
 

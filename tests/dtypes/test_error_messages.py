@@ -21,7 +21,7 @@ def test_non_category_supertype_message(unique_name: str) -> None:
     with pytest.raises(TypeError) as info:
         SimpleDType(unique_name, bits=8, supertype=DType.Float32)  # type: ignore[arg-type]
     text = str(info.value)
-    assert "DType.Float32" in text
+    assert "SimpleDType('Float32')" in text
     assert "DTypeCategory" in text
     assert "DType.Floating" in text
 
@@ -30,7 +30,7 @@ def test_duplicate_message_names_existing_and_fix() -> None:
     with pytest.raises(ValueError) as info:
         DTypeCategory("Floating")
     text = str(info.value)
-    assert "DType.Floating" in text
+    assert "DTypeCategory('Floating')" in text
     assert "from_name('Floating')" in text
 
 

@@ -52,9 +52,11 @@ def test_preserve_identity_through_copying_extensions(unique_name: str) -> None:
     assert copy.deepcopy(mx) is mx
 
 
-def test_repr_names_kind_and_name(make_name) -> None:  # type: ignore[no-untyped-def]
-    assert repr(DType.Float32) == "DType.Float32"
-    assert repr(DType.Any) == "DType.Any"
+def test_published_descriptors_are_immutable_and_repr_names_kind_and_name(make_name) -> None:  # type: ignore[no-untyped-def]
+    # built-ins too (spec: repr SHALL identify the descriptor kind and registered name)
+    assert repr(DType.Float32) == "SimpleDType('Float32')"
+    assert repr(DType.Any) == "DTypeCategory('Any')"
+    assert repr(DType.E4M3) == "SimpleDType('E4M3')"
     cat = DTypeCategory(make_name())
     simple = SimpleDType(make_name(), bits=16, supertype=DType.Floating)
     mx = ScaledDType(make_name(), element=DType.E4M3, scale=DType.E8M0, block=32)
