@@ -382,9 +382,11 @@ def test_accepted_value_passes_the_list_paths(
 #: the distinctive words of each row's refusal: what it accepts, how to convert
 REFUSAL_WORDS: dict[DType, tuple[str, ...]] = {
     F32: ("accepts real numbers", ". Convert with float("),
-    I32: ("accepts integers", ". Convert with int(", "and bools are refused."),
-    BOOL: ("accepts True or False", ". Convert with bool("),
+    I32: ("accepts integers", ". Convert with int(", "bools and timedelta64 values are refused."),
+    BOOL: ("accepts Python bool values True and False", ". Convert with bool(x)"),
 }
+#: a None is told where holes are allowed instead of how to convert
+NONE_WORDS = ("None is a hole only in new_like input",)
 OVERFLOW_WORDS: dict[DType, str] = {F32: "2**128 - 2**103", I32: "[-2**31, 2**31 - 1]"}
 
 
@@ -401,7 +403,10 @@ def test_a_refused_value_is_named_with_the_rule_and_the_fix(
     assert dtype.name in message
     assert repr(value)[:40] in message, message
     if error is TypeError:
-        for word in REFUSAL_WORDS[dtype]:
+        words = REFUSAL_WORDS[dtype][:1] + (
+            NONE_WORDS if value is None else REFUSAL_WORDS[dtype][1:]
+        )
+        for word in words:
             assert word in message, (word, message)
         assert f"of type {type(value).__name__}" in message or type(value).__module__ in message
     else:
@@ -460,7 +465,7 @@ def test_the_table_has_no_row_for_other_dtypes() -> None:
     ):
         with pytest.raises(ValueError, match="Float64") as info:
             call()
-        assert "Float32, Int32 or Bool" in str(info.value)
+        assert "DType.Float32, DType.Int32 or DType.Bool" in str(info.value)
 
 
 class _OnlyArray:
