@@ -23,6 +23,16 @@ def soak(session: nox.Session) -> None:
 
 
 @nox.session
+def big(session: nox.Session) -> None:
+    """Run the demo on a generated 0.64 GB file and check its peak memory (minutes)."""
+    session.install("-e", ".[test]")
+    session.run(
+        "pytest", "-m", "big", "-s", "tests/test_demo_memory.py", *session.posargs,
+        env={"STRIDEWAVE_BIG": "1"},
+    )  # fmt: skip
+
+
+@nox.session
 def lint(session: nox.Session) -> None:
     """Run ruff's linter and formatter check."""
     session.install("ruff")

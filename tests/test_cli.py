@@ -44,7 +44,7 @@ def test_no_command_prints_help_and_exits_two() -> None:
 def test_demo_help_lists_its_options() -> None:
     proc = run_cli("demo", "--help")
     assert proc.returncode == 0
-    for word in ("PATH", "--dtype", "--no-metal", "Mauna Loa"):
+    for word in ("PATH", "--dtype", "--no-metal", "--plot", "Mauna"):
         assert word in proc.stdout
 
 
@@ -59,7 +59,11 @@ def test_demo_on_the_shipped_data_set_reports_every_step() -> None:
     assert "zero-copy: yes" in out
     assert "matches numpy .T: yes" in out
     assert "every value survived" in out
-    assert "MXFP4 (E2M1): skipped, E2M1 has no NaN" in out  # the data has missing weeks
+    assert "read: 59 missing values (NA or empty) read as NaN" in out
+    # the data has missing weeks: their blocks get the NaN scale, in every format
+    assert "MXFP4 (E2M1): 4.25 bits/value" in out
+    assert "read back as NaN (NaN block)" in out
+    assert "  total" in out
 
 
 def test_demo_on_a_user_npy_file(tmp_path: Path) -> None:
@@ -70,6 +74,20 @@ def test_demo_on_a_user_npy_file(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "4 rows x 3 columns" in proc.stdout
     assert "CPU(DType.Int32" in proc.stdout
+    assert "int64 -> Int32: every value fits, none changed" in proc.stdout
+    assert "every value survived" in proc.stdout
+
+
+def test_float_data_that_happens_to_be_integral_stays_float32_with_its_negative_zero(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "integral.npy"
+    np.save(path, np.array([[1.0, -0.0], [2.0, 3.0], [-0.0, 5.0]]))
+    proc = run_cli("demo", str(path), "--no-metal")
+    assert proc.returncode == 0, proc.stderr
+    assert "CPU(DType.Float32" in proc.stdout
+    assert "float64 -> Float32: 0 values rounded" in proc.stdout
+    assert "sign of zero: 2 values -0.0, kept" in proc.stdout
     assert "every value survived" in proc.stdout
 
 
@@ -208,7 +226,7 @@ def test_demo_reports_integer_rounding_and_overflow_without_warnings(tmp_path: P
     np.save(ints, np.array([2**40 + 1, 16777217, 3]))
     proc = run_cli("demo", str(ints), "--no-metal")
     assert proc.returncode == 0, proc.stderr
-    assert "int64 -> Float32: largest absolute rounding error 1" in proc.stdout
+    assert "int64 -> Float32: 2 values rounded, largest absolute error 1" in proc.stdout
     huge = tmp_path / "huge.npy"
     np.save(huge, np.array([1e39, 1.0, 2.5]))
     proc = run_cli("demo", str(huge), "--no-metal")
@@ -236,3 +254,109 @@ def test_version_flag_and_a_quiet_broken_pipe() -> None:
         shell=True, capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert "Traceback" not in shell.stderr and "BrokenPipe" not in shell.stderr
+
+
+# -- CSV files as people have them (read by pandas) ------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "shape", "notes"),
+    [
+        (b"a,b\n1,NA\n,4\n5,6\n", "3 rows x 2 columns (a, b)", ["2 missing values (NA or empty)"]),
+        (b"# made by hand\na,b\n# a comment line\n1,2\n3,4\n", "2 rows x 2 columns (a, b)",
+         ["2 comment lines (#) skipped"]),
+        (b"a;b\n1;2\n3;4\n", "2 rows x 2 columns (a, b)", ["delimiter ';' detected"]),
+        (b"a\tb\n1\t2\n3\t4\n", "2 rows x 2 columns (a, b)", ["delimiter '\\t' detected"]),
+        (b"date,co2\n2021-01-02,415.1\n2021-01-09,415.4\n", "2 rows x 1 column (co2)",
+         ["column 'date' skipped: not numeric (e.g. '2021-01-02')"]),
+        (b"x;y\n1,5;2\n3;4,25\n", "2 rows x 2 columns (x, y)",
+         ["delimiter ';' detected", "decimal comma detected"]),
+        (b"1,2\n3\n", "2 rows x 2 columns (col0, col1)", ["1 missing value"]),
+        (b"1\n2\n3\n", "3 rows x 1 column (col0)", []),
+    ],
+)  # fmt: skip
+def test_csv_files_as_people_have_them_each_with_a_one_line_note(
+    tmp_path: Path, content: bytes, shape: str, notes: list[str]
+) -> None:
+    path = tmp_path / "t.csv"
+    path.write_bytes(content)
+    proc = run_cli("demo", str(path), "--no-metal")
+    assert proc.returncode == 0, proc.stderr
+    assert shape in proc.stdout
+    for note in notes:
+        assert note in proc.stdout, proc.stdout
+    assert proc.stderr == ""
+
+
+def test_progress_bars_draw_on_a_terminal_only() -> None:
+    import io
+
+    from stridewave.cli._demo import PROGRESS_MIN, progress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    for stream, total, drawn in [
+        (Terminal(), PROGRESS_MIN, True),
+        (Terminal(), PROGRESS_MIN - 1, False),  # a short step: no bar
+        (io.StringIO(), PROGRESS_MIN, False),  # redirected: silent
+    ]:
+        with progress(total, "load", stream=stream) as bar:
+            bar.update(total)
+        assert ("load" in stream.getvalue()) is drawn
+
+
+def test_every_step_is_timed_whole_and_the_steps_cover_the_run(tmp_path: Path) -> None:
+    path = tmp_path / "t.npy"
+    np.save(path, np.random.default_rng(3).normal(size=(200_000, 5)))
+    proc = run_cli("demo", str(path), "--no-metal")
+    assert proc.returncode == 0, proc.stderr
+    steps = [
+        float(line.split()[1].replace(",", ""))
+        for line in proc.stdout.splitlines()
+        if line.startswith("  ") and line.split()[0] != "total" and " ms  " in line
+    ]
+    total_line = next(line for line in proc.stdout.splitlines() if line.startswith("  total"))
+    wall = float(total_line.rsplit("wall time of the demo", 1)[1].split()[0].replace(",", ""))
+    assert sum(steps) <= wall
+    assert sum(steps) >= 0.8 * wall  # nothing slow happens between the timed steps
+
+
+def test_plot_writes_a_png(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "demo.png"
+    proc = run_cli("demo", "--no-metal", "--plot", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert f"wrote {out}" in proc.stdout
+
+
+def test_plot_without_matplotlib_names_the_extra(tmp_path: Path) -> None:
+    script = (
+        "import sys; sys.modules['matplotlib'] = None\n"
+        "from stridewave.cli._main import main\n"
+        f"sys.exit(main(['demo', '--no-metal', '--plot', {str(tmp_path / 'x.png')!r}]))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert proc.returncode == 1
+    expected = (
+        "stridewave demo: error: --plot needs matplotlib, which is not installed; "
+        "run: python -m pip install 'stridewave[plot]'"
+    )
+    assert proc.stderr.strip().splitlines() == [expected]
+    assert proc.stdout == ""
+
+
+def test_the_library_never_imports_the_command_line_dependencies() -> None:
+    script = (
+        "import sys, stridewave, stridewave.mx\n"
+        "print(sorted(m for m in ('pandas', 'tqdm', 'matplotlib') if m in sys.modules))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"

@@ -40,6 +40,9 @@ PUBLIC_MODULES = (
     "stridewave.testing",
     "stridewave.testing.strategies",
     "stridewave.testing.plugin",
+    "stridewave.array_api",
+    "stridewave.array_api.linalg",
+    "stridewave.array_api.fft",
 )
 
 #: special methods that are part of the documented surface (the others, like

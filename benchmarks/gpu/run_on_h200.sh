@@ -8,7 +8,8 @@
 # the MLX CUDA wheel was copied to /tmp/parts/ by the call before (or the wheels are
 # already unpacked into /tmp/site, or $STRIDEWAVE_GPU_SITE); the second part, the mlx
 # wheel and a typing_extensions wheel are in the folder given by --parts (default
-# .gpu-b/ beside this checkout's root). The image's python3 (3.12) has numpy,
+# .gpu-b/ beside this checkout's root), with wheels of pure-Python dependencies the image
+# lacks in its whl/ subfolder (array-api-compat). The image's python3 (3.12) has numpy,
 # ml_dtypes, pytest and hypothesis.
 #
 # Usage, from anywhere on the device machine (the script runs from its own checkout):
@@ -74,6 +75,10 @@ fi
 for whl in "$PARTS"/typing_extensions-*.whl; do
     [ -f "$whl" ] && ! python3 -c "import typing_extensions" 2>/dev/null \
         && python3 -m zipfile -e "$whl" "$SITE"
+done
+# Pure-Python dependencies the image lacks (e.g. array-api-compat): wheels in $PARTS/whl/.
+for whl in "$PARTS"/whl/*.whl; do
+    [ -f "$whl" ] && python3 -m zipfile -e "$whl" "$SITE"
 done
 
 {

@@ -120,6 +120,13 @@ class Device:
         return self.kind
 
     def __reduce__(self) -> tuple[type[Device], tuple[str]]:
+        """Pickle as the kind name (devices compare equal by kind).
+
+        Returns
+        -------
+        tuple
+            ``(Device, (kind,))``.
+        """
         return (Device, (self.kind,))
 
 
@@ -378,6 +385,7 @@ def _make(carrier: Carrier, layout: Layout, offset: int, device: Device) -> Arra
     out._dtype = carrier.dtype()
     out._subtensors = ()
     out._device = device
+    out._host = None
     return out
 
 
@@ -408,7 +416,12 @@ def adopt_host(result: Any, device: Device, sources: tuple[Tensor, ...] = ()) ->
         if not result.flags.c_contiguous or not result.flags.writeable:
             result = np.array(result, order="C", copy=True)
         carrier: Carrier = CPU.from_numpy(result.reshape(-1))
-    elif device.kind == "FileBacked":
+        fresh = _make(carrier, contiguous_layout(shape), 0, device)
+        view = result.view()
+        view.flags.writeable = False  # internal: operands only, never handed out
+        fresh._host = (view, 0, carrier.size())
+        return fresh
+    if device.kind == "FileBacked":
         carrier = _file_prototype().new_like(result.reshape(-1), dtype=dtype)
     elif device.kind == "Generic":
         carrier = Generic(np.ascontiguousarray(result).reshape(-1), dtype=dtype)
@@ -493,7 +506,25 @@ def read(value: Tensor, device: Device) -> Any:
         device_of(value)  # raises for compound Tensors
     if device.kind == "Metal":
         return metal_backend().read(value)
-    return HostBackend.read(value)
+    if type(value) is not Array:
+        return HostBackend.read(value)
+    carrier = value._carrier
+    cache = value._host
+    if (
+        cache is not None
+        and cache[1] == carrier.version  # type: ignore[union-attr]
+        and cache[2] == carrier.size()  # type: ignore[union-attr]
+        and not carrier.is_released()  # type: ignore[union-attr]
+    ):
+        return cache[0]
+    view = HostBackend.read(value)
+    if type(carrier) in _CACHEABLE:
+        value._host = (view, carrier.version, carrier.size())  # type: ignore[union-attr]
+    return view
+
+
+#: Carrier kinds whose NumPy buffer changes only with a version step or a size change.
+_CACHEABLE: Final = (CPU, Generic)
 
 
 # -- writing -----------------------------------------------------------------------------
@@ -601,6 +632,16 @@ class Array(Tensor):
     existing Tensor with ``xp.asarray(tensor)`` (no copy). Operators follow the
     Python array API standard 2024.12 for bool, int32 and float32.
 
+    Parameters
+    ----------
+    *args, **kwargs
+        Refused: arrays are made by the namespace's functions.
+
+    Raises
+    ------
+    TypeError
+        Always, when called directly (use ``xp.asarray``).
+
     Notes
     -----
     *Devices*: ``device`` is the carrier kind (:class:`Device`). Results live in
@@ -615,9 +656,13 @@ class Array(Tensor):
     a successful write advances the carrier's ``version`` by one.
     """
 
-    __slots__ = ("_device",)
+    __slots__ = ("_device", "_host")
 
     _device: Device
+    #: ``(read-only NumPy view of the logical values, carrier version, carrier size)``
+    #: for an Array on a CPU or Generic carrier (whose buffer only changes by a version
+    #: step or a resize), so that a repeated read skips the export; ``None`` otherwise.
+    _host: tuple[npt.NDArray[Any], int, int] | None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError(
@@ -641,14 +686,14 @@ class Array(Tensor):
 
     @property
     def ndim(self) -> int:
-        """int: The number of axes."""
+        """The number of axes (int)."""
         layout = self._layout
         assert layout is not None
         return layout.ndim
 
     @property
     def size(self) -> int:
-        """int: The number of elements (the product of ``shape``)."""
+        """The number of elements, the product of ``shape`` (int)."""
         layout = self._layout
         assert layout is not None
         return layout.size
@@ -710,7 +755,23 @@ class Array(Tensor):
         return moved
 
     def __array_namespace__(self, /, *, api_version: str | None = None) -> types.ModuleType:
-        """Return :mod:`stridewave.array_api` (``api_version`` ``None`` or ``"2024.12"``)."""
+        """Return :mod:`stridewave.array_api`, this array's namespace.
+
+        Parameters
+        ----------
+        api_version : str or None, keyword-only
+            ``None`` or a standard version up to ``"2024.12"``.
+
+        Returns
+        -------
+        module
+            :mod:`stridewave.array_api`.
+
+        Raises
+        ------
+        ValueError
+            If ``api_version`` names a version the namespace does not implement.
+        """
         return namespace(api_version)
 
     def __dlpack__(
@@ -724,8 +785,31 @@ class Array(Tensor):
     ) -> Any:
         """Export the values through DLPack (the backend array's ``__dlpack__``).
 
-        Host arrays export a read-only NumPy view (NumPy marks it read-only);
-        Metal arrays export MLX's array.
+        Parameters
+        ----------
+        stream : None, keyword-only
+            Passed on to the backend (host arrays take ``None``).
+        max_version : tuple of int, optional
+            The highest DLPack version the consumer reads; ``(1, 0)`` or later lets
+            a host array be exported as a read-only view.
+        dl_device : tuple of int, optional
+            The consumer's device, passed on.
+        copy : bool or None, optional
+            ``True``: export a copy; ``False``: a view or ``BufferError``;
+            ``None``: a view where DLPack can mark it read-only, else a copy.
+
+        Returns
+        -------
+        PyCapsule
+            The DLPack capsule of the values (host arrays: a read-only view of the
+            carrier, or a copy; Metal arrays: MLX's export).
+
+        Raises
+        ------
+        BufferError
+            If ``copy=False`` and no read-only view can be exported.
+        RuntimeError
+            If the carrier is released.
         """
         array = read(self, self._device)
         kwargs: dict[str, Any] = {}
@@ -754,11 +838,29 @@ class Array(Tensor):
         )
 
     def __dlpack_device__(self) -> tuple[int, int]:
-        """Return ``(1, 0)`` (kDLCPU): every carrier's memory is host-visible here."""
+        """Return the DLPack device of the values.
+
+        Returns
+        -------
+        tuple of int
+            ``(1, 0)`` (kDLCPU) for host carriers; MLX's answer for Metal arrays.
+        """
         if self._device.kind == "Metal":
             found: tuple[int, int] = metal_backend().dlpack_device(read(self, self._device))
             return found
         return (1, 0)
+
+    def __dask_tokenize__(self) -> object:
+        """Return a cheap Dask token: the carrier's token, the layout and the offset.
+
+        Returns
+        -------
+        tuple
+            As :meth:`Tensor.__dask_tokenize__` for a single-subtensor Tensor.
+        """
+        carrier = self._carrier
+        token = getattr(carrier, "__dask_tokenize__", None)
+        return ((token() if token is not None else id(carrier), repr(self._layout), self._offset),)
 
     # -- conversion to Python scalars ------------------------------------------------------
 
@@ -794,18 +896,55 @@ class Array(Tensor):
 
     # -- indexing ---------------------------------------------------------------------------
 
-    def __getitem__(self, key: object, /) -> Array:  # type: ignore[override,unused-ignore]  # an array API getitem gives arrays, Tensor.__getitem__ NumPy values
+    def __getitem__(self, key: object, /) -> Array:  # type: ignore[override,unused-ignore]
         """Return ``self[key]`` (array API indexing).
 
-        Integers, slices, ``...`` and ``None`` give a view on the same carrier;
-        a boolean array (mask) or integer arrays give a fresh array.
+        Parameters
+        ----------
+        key : int, slice, ellipsis, None, array, or tuple of these
+            Integers, slices, ``...`` and ``None`` give a view on the same carrier
+            (new offset and strides); a boolean array (mask) or integer arrays give
+            a fresh array.
+
+        Returns
+        -------
+        Array
+            The selected elements.
+
+        Raises
+        ------
+        IndexError
+            If an integer is out of range or there are more indices than axes.
+        ValueError
+            If an index array lives on another device.
+        RuntimeError
+            If the carrier is released (advanced indexing reads it).
         """
         from stridewave.array_api._indexing import getitem
 
         return getitem(self, key)
 
     def __setitem__(self, key: object, value: object, /) -> None:
-        """Write ``value`` into ``self[key]``: one scatter, one version step."""
+        """Write ``value`` into ``self[key]``: one scatter, one version step.
+
+        Parameters
+        ----------
+        key : int, slice, ellipsis, None, array, or tuple of these
+            As for :meth:`__getitem__`.
+        value : Array or Python scalar
+            Broadcast to the selection; its kind must fit the array's dtype.
+
+        Raises
+        ------
+        TypeError
+            If ``value`` does not fit the dtype (a float into int32, ...).
+        ValueError
+            If ``value`` does not broadcast, or lives on another device.
+        RuntimeError
+            If the carrier is released, immutable or owned.
+        NotImplementedError
+            If the carrier is FileBacked (no scatter in the carrier spec).
+        """
         from stridewave.array_api._indexing import setitem
 
         setitem(self, key, value)
@@ -820,7 +959,21 @@ class Array(Tensor):
         return f"Array({values}, dtype={self.dtype!r}, device={self._device!r})"
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> npt.NDArray[Any]:
-        """Return the values as NumPy (a read-only view for host carriers)."""
+        """Return the values as NumPy (NumPy 2 ``__array__``).
+
+        Parameters
+        ----------
+        dtype : numpy dtype, optional
+            Convert to this dtype.
+        copy : bool or None, optional
+            As :meth:`Tensor.__array__` (Metal arrays always copy; ``copy=False``
+            raises ``ValueError`` there).
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``self.shape``; a read-only view for host carriers.
+        """
         if self._device.kind == "Metal":
             out = np.array(metal_backend().to_numpy(read(self, self._device)), dtype=dtype)
             if copy is False:

@@ -220,6 +220,7 @@ def isdtype(dtype: object, kind: object) -> bool:
     Returns
     -------
     bool
+        ``True`` when ``dtype`` is ``kind`` or one of its members.
 
     Raises
     ------

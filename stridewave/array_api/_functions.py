@@ -53,9 +53,19 @@ _RAISES: Final = """
 """
 
 
+#: Summaries that already start with a verb in the imperative.
+_VERBS: Final = frozenset(
+    {"Clamp", "Convert", "Broadcast", "Join", "Insert", "Reverse", "Move", "Permute"}
+    | {"Repeat", "Give", "Roll", "Remove", "Split", "Solve", "Shift", "Transpose"}
+)
+
+
 def _document(func: Callable[..., Any], summary: str, returns: str = "Array") -> None:
     """Give ``func`` a numpydoc docstring built from its signature."""
     sig = inspect.signature(func)
+    first = summary.split(" ", 1)[0]
+    if first not in _VERBS:
+        summary = f"Return {summary[0].lower()}{summary[1:]}"
     params = []
     for name, param in sig.parameters.items():
         star = "*" if param.kind is _P.VAR_POSITIONAL else ""

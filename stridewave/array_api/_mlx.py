@@ -121,6 +121,11 @@ class MLXBackend:
             if offset == 0 and layout.size == size:
                 return storage.reshape(layout.shape)
             return storage[offset : offset + layout.size].reshape(layout.shape)
+        if layout.ndim == 1 and layout.size and layout.strides[0]:
+            # One strided run: a slice (MLX's own strided view, cheaper than as_strided).
+            (count,), (step,) = layout.shape, layout.strides
+            stop = offset + step * (count - 1) + (1 if step > 0 else -1)
+            return storage[offset : stop if stop >= 0 else None : step]
         return self.mx.as_strided(storage, layout.shape, layout.strides, offset)
 
     def is_array(self, value: object) -> bool:
@@ -427,7 +432,10 @@ def _linspace(mx: Any) -> Callable[..., Any]:
 
 def _eye(mx: Any) -> Callable[..., Any]:
     def func(n_rows: int, n_cols: int | None = None, k: int = 0, dtype: Any = None) -> Any:
-        return mx.eye(n_rows, n_cols, k, dtype=dtype)
+        cols = n_rows if n_cols is None else n_cols
+        # A diagonal beyond the matrix is all zeros: clamp k into MLX's int range.
+        k = max(-n_rows - 1, min(k, cols + 1))
+        return mx.eye(n_rows, cols, k, dtype=dtype)
 
     return func
 
@@ -519,7 +527,10 @@ def _expand_dims(mx: Any) -> Callable[..., Any]:
 
 def _unstack(mx: Any) -> Callable[..., Any]:
     def func(x: Any, axis: int = 0) -> tuple[Any, ...]:
-        return tuple(mx.take(x, i, axis=axis) for i in range(x.shape[axis]))
+        axis = axis % x.ndim if x.ndim else axis
+        lead = (slice(None),) * axis
+        keys = [(*lead, i) for i in range(x.shape[axis])]
+        return tuple(x[key] for key in keys)
 
     return func
 

@@ -94,14 +94,21 @@ _COMPLEX_FUNCS: tuple[Callable[..., Any], ...] = (
     ihfft,
 )
 for _complex_func in _COMPLEX_FUNCS:
+    _keywords = (
+        ("s", "axes", "norm") if _complex_func.__name__.endswith("n") else ("n", "axis", "norm")
+    )
     _complex_func.__doc__ = f"""Not available: ``{_complex_func.__name__}`` needs complex arrays.
 
     Parameters
     ----------
     x : array
         Ignored.
-    **kwargs
-        The standard's keywords, ignored.
+    {_keywords[0]} : object, optional
+        Ignored (the standard's keyword).
+    {_keywords[1]} : object, optional
+        Ignored (the standard's keyword).
+    {_keywords[2]} : str, optional
+        Ignored (the standard's keyword).
 
     Returns
     -------

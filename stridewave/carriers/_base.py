@@ -58,6 +58,7 @@ NumPy's own ``ndarray.item``/``__setitem__``.
 from __future__ import annotations
 
 import abc
+import inspect
 import operator
 import weakref
 from collections.abc import Callable, Iterator
@@ -76,7 +77,12 @@ from stridewave.carriers._normalize import (
     storage_numpy_dtype,
 )
 from stridewave.carriers._protocols import _Protocols
-from stridewave.carriers._scatter import check_scatter_arguments, scatter_numpy, source_values
+from stridewave.carriers._scatter import (
+    check_scatter_arguments,
+    normalize_source,
+    scatter_numpy,
+    source_values,
+)
 from stridewave.carriers._storage import accepts_storage_dtype, validate_storage_dtype
 from stridewave.dtypes import DType
 from stridewave.interop import export_dtype
@@ -85,7 +91,7 @@ from stridewave.layout import Layout
 if TYPE_CHECKING:
     from stridewave.tensor import Tensor
 
-__all__ = ["Carrier", "check_flag", "check_size"]
+__all__ = ["Carrier", "check_flag", "check_pickled", "check_size"]
 
 
 def _as_index(index: object, where: str) -> int:
@@ -158,10 +164,68 @@ class _Named:
         return self._text
 
 
+def _unpickle_error(what: str, given: object, expected: str) -> ValueError:
+    return ValueError(
+        f"cannot unpickle a stridewave carrier: its {what} is {given!r}, expected "
+        f"{expected}. The pickle was not made by this version of stridewave, or was "
+        f"altered; nothing was built."
+    )
+
+
+def check_pickled(
+    kind: object, values: object, dtype: object, mutable: object, *, composite: bool = False
+) -> None:
+    """Validate the parts of a pickled carrier before anything is built (CONTRACT 7).
+
+    Parameters
+    ----------
+    kind : object
+        Must be a concrete :class:`Carrier` subclass (``composite=True`` admits the
+        kinds whose recipe is their own, like Evictable).
+    values : object
+        Must be a plain 1-D ``numpy.ndarray`` in the storage NumPy dtype of ``dtype``.
+    dtype : object
+        Must be a :class:`DType` the kind can construct.
+    mutable : object
+        Must be exactly ``True`` or ``False``.
+
+    Raises
+    ------
+    ValueError
+        On the first part that does not hold, naming it.
+    """
+    if not (isinstance(kind, type) and issubclass(kind, Carrier)) or inspect.isabstract(kind):
+        raise _unpickle_error("kind", kind, "a concrete stridewave Carrier class")
+    if not composite and kind.__reduce_ex__ is not Carrier.__reduce_ex__:
+        raise _unpickle_error("kind", kind, "a kind pickled by value")
+    if type(mutable) is not bool:
+        raise _unpickle_error("mutability", mutable, "True or False")
+    table = kind._CONSTRUCTIBLE_STORAGE
+    if not isinstance(dtype, DType) or (table is not None and not any(dtype is d for d in table)):
+        accepted = "a DType" if table is None else " or ".join(repr(d) for d in table)
+        raise _unpickle_error(f"dtype for {kind.__name__}", dtype, accepted)
+    try:
+        wanted = storage_numpy_dtype(dtype)
+    except (TypeError, ValueError):
+        raise _unpickle_error("dtype", dtype, "a storage dtype") from None
+    if (
+        type(values) is not np.ndarray
+        or values.ndim != 1
+        or values.dtype.newbyteorder("=") != wanted.newbyteorder("=")
+    ):
+        shape = getattr(values, "shape", None)
+        got = f"{type(values).__name__} of shape {shape} and dtype {getattr(values, 'dtype', None)}"
+        raise _unpickle_error("values", got, f"a 1-D numpy.ndarray of {wanted}")
+
+
 def _rebuild_carrier(
     kind: type[Carrier], values: npt.NDArray[Any], dtype: DType, mutable: bool
 ) -> Carrier:
-    """Unpickle a carrier: fresh storage of ``kind`` holding ``values`` (see __reduce_ex__)."""
+    """Unpickle a carrier: fresh storage of ``kind`` holding ``values`` (see __reduce_ex__).
+
+    Everything is validated first (:func:`check_pickled`): ``ValueError`` otherwise.
+    """
+    check_pickled(kind, values, dtype, mutable)
     prototype = kind._unpickling_prototype()
     return prototype._raw_new_like(values, mutable=mutable, dtype=dtype)
 
@@ -802,7 +866,7 @@ class Carrier(_Protocols, _Lifecycle, abc.ABC):
         self._require_admitted("scatter")  # refusals first, as documented (rechecked below)
         # The source is read under its own lock, before the receiver's is taken: two
         # unrelated carriers are never locked together (docs/threads-and-processes.md).
-        values = self._normalize_many(source_values(to_scatter))
+        values = normalize_source(source_values(to_scatter), self._normalize_many)
         with self._mutation("scatter"):
             # Under the lock: the receiver may have shrunk or been released meanwhile.
             base = check_scatter_arguments(self, to_scatter, scatter_onto, mapping, mapping_offset)

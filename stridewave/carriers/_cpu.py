@@ -14,6 +14,7 @@ from stridewave.carriers import _messages
 from stridewave.carriers._array_backed import _ArrayCarrier
 from stridewave.carriers._base import check_flag, check_size
 from stridewave.carriers._normalize import materialize, storage_numpy_dtype
+from stridewave.carriers._resources import check_host_allocation
 from stridewave.carriers._storage import validate_storage_dtype
 from stridewave.dtypes import DType
 
@@ -95,6 +96,7 @@ class CPU(_ArrayCarrier):
         skip = check_flag("empty", empty, where="CPU")
         np_dtype = storage_numpy_dtype(dtype)
         if pointer is None:
+            check_host_allocation(n * np_dtype.itemsize, what=f"CPU({n}, dtype={dtype!r})")
             self._array = np.empty(n, dtype=np_dtype) if skip else np.zeros(n, dtype=np_dtype)
             self._wraps = False
         else:

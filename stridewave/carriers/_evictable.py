@@ -31,7 +31,7 @@ import numpy.typing as npt
 from typing_extensions import Self, override
 
 from stridewave.carriers import _messages
-from stridewave.carriers._base import Carrier
+from stridewave.carriers._base import Carrier, _unpickle_error, check_pickled
 from stridewave.dtypes import DType
 
 if TYPE_CHECKING:
@@ -49,12 +49,20 @@ def _bits(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
 
 
 def _same_values(expected: npt.NDArray[Any], actual: npt.NDArray[Any]) -> bool:
-    """Return whether two 1-D arrays hold the same bits (one vectorized pass)."""
+    """Return whether two 1-D arrays hold the same bits (vectorized, 1 MiB-slot chunks).
+
+    Chunked so that the comparison's temporary stays small: a whole-array
+    ``array_equal`` would allocate one bool per slot, a quarter of a Float32 tier.
+    """
     if expected.shape != actual.shape:
         return False
-    if expected.dtype != actual.dtype:
-        return bool(np.array_equal(expected, actual))
-    return bool(np.array_equal(_bits(expected), _bits(actual)))
+    if expected.dtype == actual.dtype:
+        expected, actual = _bits(expected), _bits(actual)
+    step = 1 << 20
+    return all(
+        np.array_equal(expected[start : start + step], actual[start : start + step])
+        for start in range(0, expected.shape[0], step)
+    )
 
 
 class _Reaper:
@@ -627,7 +635,9 @@ class Evictable(Carrier):
         Returns
         -------
         tuple
-            ``(rebuild, (primary kind, secondary kind, values, dtype, mutable))``.
+            ``(rebuild, (primary spec, secondary kind, values, dtype, mutable))``; the
+            primary spec is the primary's kind, or for a nested Evictable the tuple
+            ``("Evictable", its primary spec, its secondary kind)``.
 
         Raises
         ------
@@ -638,7 +648,7 @@ class Evictable(Carrier):
         return (
             _rebuild_evictable,
             (
-                type(self._primary),
+                _tier_spec(self._primary),
                 type(self._secondary),
                 values,
                 self._dtype,
@@ -667,18 +677,53 @@ class Evictable(Carrier):
         )
 
 
+def _tier_spec(tier: Carrier) -> object:
+    """Return what rebuilds ``tier``'s kind: its class, or a nested Evictable's recipe."""
+    if isinstance(tier, Evictable):
+        return ("Evictable", _tier_spec(tier._primary), type(tier._secondary))
+    return type(tier)
+
+
+def _build_tier(spec: object, values: npt.NDArray[Any], dtype: DType, mutable: bool) -> Carrier:
+    """Build a primary tier from its pickled spec (validated first: ``ValueError``)."""
+    if isinstance(spec, tuple):
+        if len(spec) != 3 or spec[0] != "Evictable":
+            raise _unpickle_error("primary tier", spec, "a carrier kind or a nested Evictable")
+        return _rebuild_evictable(spec[1], spec[2], values, dtype, mutable)
+    check_pickled(spec, values, dtype, mutable)
+    assert isinstance(spec, type)  # checked above
+    assert issubclass(spec, Carrier)
+    built: Carrier = spec._unpickling_prototype()._raw_new_like(
+        values, mutable=mutable, dtype=dtype
+    )
+    return built
+
+
 def _rebuild_evictable(
-    primary_kind: type[Carrier],
-    secondary_kind: type[Carrier],
+    primary_spec: object,
+    secondary_kind: object,
     values: npt.NDArray[Any],
     dtype: DType,
     mutable: bool,
 ) -> Evictable:
-    """Unpickle an Evictable: a fresh promoted pair of the recorded tier kinds."""
-    primary = primary_kind._unpickling_prototype()._raw_new_like(
-        values, mutable=mutable, dtype=dtype
-    )
+    """Unpickle an Evictable: a fresh promoted pair of the recorded tier kinds.
+
+    Every part is validated before anything is built, and the pair goes through the
+    constructor's own checks: ``ValueError`` for anything a pickle made by
+    :meth:`Evictable.__reduce_ex__` cannot hold.
+    """
+    check_pickled(secondary_kind, values, dtype, True, composite=True)
+    assert isinstance(secondary_kind, type)  # checked above
+    assert issubclass(secondary_kind, Carrier)
+    if secondary_kind._raw_load is Carrier._raw_load or issubclass(secondary_kind, Evictable):
+        raise _unpickle_error("secondary tier", secondary_kind, "CPU, Generic or FileBacked")
+    primary = _build_tier(primary_spec, values, dtype, mutable)
     secondary = secondary_kind._unpickling_prototype()._raw_allocate_like(
         0, mutable=True, dtype=dtype, empty=False
     )
-    return Evictable(primary, secondary)
+    try:
+        return Evictable(primary, secondary)
+    except (TypeError, RuntimeError) as exc:
+        raise _unpickle_error(
+            "tier pair", (primary, secondary), f"a valid Evictable ({exc})"
+        ) from None

@@ -53,6 +53,7 @@ from stridewave.carriers import _messages, _protocols
 from stridewave.carriers._array_backed import _ArrayCarrier
 from stridewave.carriers._base import Carrier, check_flag, check_size
 from stridewave.carriers._normalize import materialize, storage_numpy_dtype
+from stridewave.carriers._resources import check_host_allocation
 from stridewave.carriers._scatter import (
     ScatterPlan,
     plan_scatter,
@@ -260,6 +261,8 @@ class Metal(_ArrayCarrier):
         dtype = validate_storage_dtype(dtype, carrier="Metal", accepted=_METAL_DTYPES)
         flag = check_flag("mutable", mutable, where="Metal")
         check_flag("empty", empty, where="Metal")
+        # 4 bytes is the widest Metal slot; MLX aborts the process if it cannot allocate
+        check_host_allocation(4 * n, what=f"Metal({n}, dtype={dtype!r})")
         mx = _import_mlx()
         device, name = _select_device(mx)
         array = mx.zeros((n,), dtype=_mlx_dtype(mx, dtype), stream=device)

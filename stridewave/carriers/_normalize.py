@@ -43,6 +43,7 @@ import numpy as np
 import numpy.typing as npt
 
 from stridewave.carriers import _messages
+from stridewave.carriers._resources import check_host_allocation
 from stridewave.dtypes import DType
 
 __all__ = [
@@ -386,6 +387,9 @@ def materialize(
     # consumed up to ITERATION_LIMIT items, so an infinite generator fails instead of
     # hanging until memory runs out.
     limit = len(source) if type(source) in (list, tuple, range) else ITERATION_LIMIT  # type: ignore[arg-type]
+    # The values pass through a Python list (a pointer and a scalar object per item):
+    # refuse a length no process here can hold before building it (CONTRACT 7).
+    check_host_allocation(limit * (8 + 24 + target.itemsize), what=f"{where}({limit} values)")
     items = [
         holes if item is None else norm(item) for item in itertools.islice(iterator, limit + 1)
     ]

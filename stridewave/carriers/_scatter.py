@@ -29,6 +29,7 @@ from __future__ import annotations
 import itertools
 import os
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
@@ -256,6 +257,8 @@ def strided_view(array: npt.NDArray[Any], base: int, layout: Layout) -> npt.NDAr
 
 
 _pool_lock = threading.Lock()
+if hasattr(os, "register_at_fork"):  # inherited held by a vanished thread: reset
+    os.register_at_fork(after_in_child=getattr(_pool_lock, "_at_fork_reinit"))  # noqa: B009
 _pool: ThreadPoolExecutor | None = None
 _pool_pid = 0
 _pool_workers = 0
@@ -339,7 +342,14 @@ def _copy(dst: npt.NDArray[Any], src: npt.NDArray[Any]) -> None:
         run(blocks)
         return
     parts = [blocks[k::workers] for k in range(workers)]
-    futures = [_executor(workers).submit(run, part) for part in parts[1:]]
+    futures = []
+    for k, part in enumerate(parts[1:], start=1):
+        try:
+            futures.append(_executor(workers).submit(run, part))
+        except RuntimeError:  # interpreter shutdown (an atexit hook): no new threads
+            for rest in parts[k:]:
+                run(rest)
+            break
     run(parts[0])
     for future in futures:
         future.result()
@@ -375,6 +385,18 @@ def scatter_numpy(
     """
     plan = plan_scatter(base, mapping)
     if plan.dest.size == 0:
+        return
+    if values.ndim == 1 and values.size and values.strides[0] == 0:
+        # A broadcast source (zero-stride axes): one value, never materialized.
+        one = np.array(values[:1])
+        if plan.injective:
+            _copy(
+                strided_view(dest, plan.dest_base, plan.dest),
+                np.broadcast_to(one[0], plan.dest.shape),
+            )
+            return
+        unique, _positions = unique_last(plan.dest.indices() + np.int64(plan.dest_base))
+        dest[unique] = one[0]
         return
     if np.may_share_memory(values, dest):
         values = values.copy()
@@ -512,6 +534,31 @@ def check_scatter_arguments(
     return base
 
 
+def normalize_source(
+    values: npt.NDArray[Any], normalize: Callable[[npt.NDArray[Any]], npt.NDArray[Any]]
+) -> npt.NDArray[Any]:
+    """Normalize scatter source values, reading a broadcast source's one value only.
+
+    Parameters
+    ----------
+    values : numpy.ndarray, shape ``(n,)``
+        The logical source values (:func:`source_values`); a broadcast source (every
+        axis of stride 0) arrives as a zero-stride view.
+    normalize : callable
+        The receiver's vectorized normalizer (``Carrier._normalize_many``).
+
+    Returns
+    -------
+    numpy.ndarray, shape ``(n,)``
+        Normalized values; for a broadcast source a zero-stride view of one
+        normalized value (no ``n``-element array is ever built: CONTRACT section 7).
+    """
+    if values.ndim == 1 and values.size > 1 and values.strides[0] == 0:
+        one = normalize(np.array(values[:1]))
+        return np.broadcast_to(one, values.shape)
+    return normalize(values)
+
+
 def source_values(to_scatter: object) -> npt.NDArray[Any]:
     """Return the logical values of a single-subtensor Tensor as a 1-D row-major array.
 
@@ -541,9 +588,16 @@ def source_values(to_scatter: object) -> npt.NDArray[Any]:
     with carrier._locked():  # atomic with the source's release and moves
         carrier._require_live("read the scatter source")
         storage = np.ascontiguousarray(carrier._raw_array())
+    layout = to_scatter.layout  # type: ignore[attr-defined]
     values: npt.NDArray[Any] = strided_view(
         storage,
         to_scatter.offset,  # type: ignore[attr-defined]
-        to_scatter.layout,  # type: ignore[attr-defined]
+        layout,
     )
+    if layout.size and all(
+        s == 0 or n == 1 for n, s in zip(layout.shape, layout.strides, strict=True)
+    ):
+        # A broadcast source: one value seen everywhere; keep it a zero-stride view
+        # (never an array of layout.size copies).
+        return np.broadcast_to(values.reshape(-1)[:1], (layout.size,))
     return values.reshape(-1)

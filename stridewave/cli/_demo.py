@@ -1,28 +1,37 @@
-"""``python -m stridewave demo``: StrideWeave's main job, end to end on real data.
+"""``python -m stridewave demo``: StrideWeave's main job, end to end on real data, streamed.
 
-The steps, each timed and reported on one line:
+The steps, each timed from its first to its last operation and reported on one line:
 
-1. load a numeric table (a user file, or the shipped Mauna Loa CO2 data set) and
-   place it, row-major, in a :class:`~stridewave.CPU` carrier of the narrowest
-   StrideWeave dtype that holds it (Int32 for integral data, else Float32);
-2. show it through ``numpy.asarray`` without a copy (a read-only view);
-3. transpose it to column-major order with one strided ``scatter``;
+1. load: stream the table (a memory-mapped ``.npy``/raw file, or a CSV/``.npz`` read
+   into memory) chunk by chunk into a :class:`~stridewave.CPU` carrier, row-major,
+   through the carrier's own ``scatter``: ``Float32`` for floating input (always,
+   so ``-0.0`` and NaN survive), ``Int32`` for integers that fit and for booleans,
+   else ``Float32``. Every narrowing is measured and reported;
+2. view: ``numpy.asarray`` of the carrier, without a copy (a read-only view);
+3. transpose: to column-major order with strided ``scatter`` calls, a band of rows
+   at a time;
 4. evict the transposed carrier to a :class:`~stridewave.FileBacked` tier through an
    :class:`~stridewave.Evictable`, and promote it back;
-5. check that every value survived (SHA-256 of the bytes before and after);
-6. round-trip the values through the OCP microscaling formats whose element type
-   can represent them (:class:`~stridewave.ScaledDType`, E8M0 scale per 32 values);
-7. place the columns in a :class:`~stridewave.Metal` carrier where a runtime exists.
+5. checksum: SHA-256 of the bytes before eviction and after promotion;
+6. microscale: each column through each OCP microscaling format with
+   :mod:`stridewave.mx`, a chunk at a time (blocks never straddle two columns);
+7. metal: the columns in a :class:`~stridewave.Metal` carrier where a runtime exists.
+
+Memory: at most two copies of the data are alive at once (the input map and the
+carrier while loading; the row-major and column-major carriers while transposing;
+a tier and the file while evicting or promoting), plus chunk-sized temporaries.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import mmap
 import os
 import sys
 import time
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TextIO
@@ -32,32 +41,28 @@ import numpy as np
 import numpy.typing as npt
 
 import stridewave as sw
+from stridewave import mx
 from stridewave.cli._datafile import Table
 
-#: Values per progress-bar step and per checksum chunk (4 MiB of float32).
-_CHUNK = 1 << 20
-#: Inputs at least this many values long get a progress bar on a terminal.
-_PROGRESS_MIN = 4 * _CHUNK
+#: Values per chunk of every streamed step (16 MiB of float32; a multiple of 32).
+CHUNK = 1 << 22
+#: Steps over at least this many values draw a progress bar on a terminal.
+PROGRESS_MIN = 1 << 23
 
-#: The microscaling element formats, largest first: (name, element dtype name).
-_MX_FORMATS = (
+#: The microscaling formats, largest first: (report label, element dtype name).
+MX_FORMATS = (
     ("MXFP8 (E4M3)", "E4M3"),
     ("MXFP8 (E5M2)", "E5M2"),
     ("MXFP6 (E3M2)", "E3M2"),
     ("MXFP6 (E2M3)", "E2M3"),
     ("MXFP4 (E2M1)", "E2M1"),
 )
-_MX_BLOCK = 32
+MX_BLOCK = 32
 
 
 def _plural(count: int, noun: str) -> str:
     """``"1 row"``, ``"2,284 rows"``."""
     return f"{count:,} {noun}{'' if count == 1 else 's'}"
-
-
-def _finfo(np_dtype: Any) -> Any:
-    """``ml_dtypes.finfo`` (untyped upstream): bits, ``maxexp``, ``max`` of a float type."""
-    return ml_dtypes.finfo(np_dtype)  # type: ignore[no-untyped-call]
 
 
 @dataclass
@@ -66,10 +71,12 @@ class Report:
 
     out: TextIO
     lines: list[str] = field(default_factory=list)
+    total: float = 0.0
 
     def step(self, name: str, seconds: float | None, text: str) -> None:
         """Print one report line: step name, time in ms (or blank), description."""
         when = f"{seconds * 1e3:9.2f} ms" if seconds is not None else " " * 12
+        self.total += seconds or 0.0
         line = f"  {name:<12} {when}  {text}"
         self.lines.append(line)
         print(line, file=self.out, flush=True)
@@ -91,155 +98,379 @@ def _timed() -> Iterator[list[float]]:
         box[0] = time.perf_counter() - start
 
 
-def _progress(total: int, label: str, stream: TextIO) -> Callable[[int], None]:
-    """Return ``advance(done)`` drawing a bar on ``stream`` for large inputs on a terminal."""
-    show = total >= _PROGRESS_MIN and stream.isatty()
+def progress(total: int, label: str, *, stream: TextIO | None = None) -> Any:
+    """Return a tqdm progress bar for ``total`` values, drawn only where it helps.
 
-    def advance(done: int) -> None:
-        if not show:
-            return
-        width = 30
-        filled = width * done // max(total, 1)
-        end = "\n" if done >= total else ""
-        stream.write(f"\r  {label:<12} [{'#' * filled}{'.' * (width - filled)}] {done:,}/{total:,}")
-        stream.write(end)
-        stream.flush()
+    Parameters
+    ----------
+    total : int
+        Values the step will process.
+    label : str
+        The step's name, shown before the bar.
+    stream : text stream, optional
+        Where the bar goes (default ``sys.stderr``).
 
-    return advance
+    Returns
+    -------
+    tqdm.tqdm
+        A bar that draws on a terminal for steps of at least :data:`PROGRESS_MIN`
+        values and is silent otherwise (redirected output, pipes, short steps);
+        call ``update(k)`` and ``close()``, or use it as a context manager.
+    """
+    from tqdm import tqdm
+
+    stream = sys.stderr if stream is None else stream
+    quiet = total < PROGRESS_MIN or not stream.isatty()
+    return tqdm(
+        total=total,
+        desc=f"  {label}",
+        unit="value",
+        unit_scale=True,
+        leave=False,
+        file=stream,
+        disable=quiet,
+        mininterval=0.25,
+    )
 
 
-def checksum(values: npt.NDArray[Any], *, stream: TextIO = sys.stderr) -> str:
-    """Return the SHA-256 hex digest of the bytes of ``values``, in chunks with a progress bar.
+def _chunks(n: int, size: int = CHUNK) -> Iterator[slice]:
+    for start in range(0, n, size):
+        yield slice(start, min(start + size, n))
+
+
+def checksum(values: npt.NDArray[Any], *, label: str = "checksum") -> str:
+    """Return the SHA-256 hex digest of the bytes of ``values``, a chunk at a time.
 
     Parameters
     ----------
     values : numpy.ndarray
         Any contiguous array; its raw bytes are hashed.
-    stream : text stream, optional
-        Where the progress bar goes (only for large inputs on a terminal).
+    label : str, optional
+        The progress bar's label (a bar is drawn on a terminal for large inputs).
 
     Returns
     -------
     str
         64 hexadecimal digits.
     """
-    flat = np.ascontiguousarray(values).reshape(-1)
+    flat = values.reshape(-1)
     digest = hashlib.sha256()
-    advance = _progress(flat.size, "checksum", stream)
-    for start in range(0, flat.size, _CHUNK):
-        digest.update(flat[start : start + _CHUNK].tobytes())
-        advance(min(start + _CHUNK, flat.size))
+    with progress(flat.size, label) as bar:
+        for part in _chunks(flat.size):
+            digest.update(np.ascontiguousarray(flat[part]).data)
+            bar.update(part.stop - part.start)
     return digest.hexdigest()
 
 
+# -- load -----------------------------------------------------------------------------
+
+
 def storage_dtype_for(values: npt.NDArray[Any]) -> sw.SimpleDType:
-    """Choose the StrideWeave storage dtype for a table: Int32 when exact, else Float32.
+    """Choose the StrideWeave storage dtype for a table: Float32, or Int32 for integers.
 
     Parameters
     ----------
     values : numpy.ndarray
-        Numeric values of any shape.
+        Numeric values of any shape (scanned a chunk at a time for integer input).
 
     Returns
     -------
     SimpleDType
-        ``DType.Int32`` for boolean input (as 0 and 1: the demo evicts to a
-        FileBacked tier, which holds Float32 and Int32) and when every value is a
-        finite integer in ``[-2**31, 2**31 - 1]``; ``DType.Float32`` otherwise.
+        ``DType.Float32`` for floating input, always: floating data that happens to
+        hold integers keeps its ``-0.0``, NaN and infinities. ``DType.Int32`` for
+        booleans (as 0 and 1: the demo evicts to a FileBacked tier, which holds
+        Float32 and Int32) and for integers that all lie in ``[-2**31, 2**31 - 1]``;
+        ``DType.Float32`` for wider integers.
     """
-    info = np.iinfo(np.int32)
-    if values.dtype.kind in "b":
+    kind = values.dtype.kind
+    if kind == "b":
         return sw.DType.Int32
-    if values.dtype.kind in "iu":
-        if values.size == 0 or (int(values.min()) >= info.min and int(values.max()) <= info.max):
-            return sw.DType.Int32
+    if kind == "f":
         return sw.DType.Float32
-    wide = values.astype(np.float64)  # compare in float64: float16 cannot hold 2**31
-    with np.errstate(all="ignore"):
-        integral = bool(np.isfinite(wide).all()) and np.array_equal(wide, np.round(wide))
-    if integral and wide.min() >= info.min and wide.max() <= info.max:
+    info = np.iinfo(np.int32)
+    if np.can_cast(values.dtype, np.int32):
         return sw.DType.Int32
-    return sw.DType.Float32
+    flat = values.reshape(-1)
+    for part in _chunks(flat.size):
+        chunk = flat[part]
+        if int(chunk.min()) < info.min or int(chunk.max()) > info.max:
+            return sw.DType.Float32
+    return sw.DType.Int32
 
 
-def mx_dtype(label: str, element: str) -> sw.ScaledDType:
-    """Return the registered :class:`~stridewave.ScaledDType` for one OCP MX format.
+@dataclass
+class _Narrowing:
+    """What converting the input to the storage dtype changed, per column."""
 
-    Registers ``label`` on first use (E8M0 scale, one scale per 32 elements) and
-    returns the same identity afterwards.
+    cols: int
+    rounded: int = 0
+    overflow: int = 0
+    underflow: int = 0
+    missing: int = 0
+    negative_zero: int = 0
+    error: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
+
+    def __post_init__(self) -> None:
+        self.error = np.zeros(self.cols)
+
+    def add(self, source: npt.NDArray[Any], stored: npt.NDArray[Any]) -> None:
+        """Account one chunk: ``source`` rows as read, ``stored`` as converted."""
+        if source.dtype.kind == "f":
+            self.missing += int(np.isnan(source).sum())
+            self.negative_zero += int(np.count_nonzero((source == 0) & np.signbit(source)))
+        if stored.dtype != np.float32 or source.dtype in (np.float32, np.float16):
+            return
+        # long double holds every int64 and float64 value exactly on x86-64
+        wide = source.astype(np.longdouble)
+        back = stored.astype(np.longdouble)
+        overflowed = np.isinf(back) & np.isfinite(wide)
+        self.overflow += int(overflowed.sum())
+        self.underflow += int(np.count_nonzero((back == 0) & (wide != 0)))
+        with np.errstate(invalid="ignore"):
+            changed = (back != wide) & ~overflowed & ~np.isnan(wide)
+            self.rounded += int(changed.sum())
+            diff = np.where(changed, np.abs(back - wide), 0).reshape(-1, self.cols)
+        if diff.size:
+            self.error = np.maximum(self.error, diff.max(axis=0).astype(np.float64))
+
+
+def _mapping_of(array: npt.NDArray[Any]) -> mmap.mmap | None:
+    """Return the ``mmap`` under a memory-mapped array (``numpy.memmap``), if any."""
+    base: object = array
+    while isinstance(base, np.ndarray):
+        base = base.base
+    return base if isinstance(base, mmap.mmap) else None
+
+
+def _drop_mapped_pages(mapping: mmap.mmap | None) -> None:
+    """Unmap the pages of a read-only file map from this process (not from the cache).
+
+    The pages stay in the page cache; the map then adds one band, not the whole file,
+    to the resident set. A closed map or a platform without ``MADV_DONTNEED`` makes
+    this a no-op.
+    """
+    if mapping is not None and hasattr(mapping, "madvise") and hasattr(mmap, "MADV_DONTNEED"):
+        with contextlib.suppress(OSError, ValueError):
+            mapping.madvise(mmap.MADV_DONTNEED)
+
+
+def _load(table: Table, dtype: sw.SimpleDType, report: Report) -> tuple[sw.CPU, _Narrowing]:
+    """Stream ``table`` into a row-major CPU carrier of ``dtype`` through scatter."""
+    rows, cols = table.values.shape
+    n = rows * cols
+    np_dtype = sw.to_numpy_dtype(dtype)
+    carrier = sw.CPU(n, dtype=dtype, empty=True)
+    whole = sw.Tensor(carrier, sw.Layout((n,)))
+    narrowing = _Narrowing(cols)
+    band = max(1, CHUNK // cols)
+    mapping = _mapping_of(table.values)
+    with progress(n, "load") as bar:
+        for start in range(0, rows, band):
+            source = np.asarray(table.values[start : start + band])
+            with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+                typed = source.astype(np_dtype)  # one rounding; overflow is counted below
+            narrowing.add(source, typed)
+            flat = typed.reshape(-1)
+            chunk = sw.Tensor(sw.CPU.from_numpy(flat, mutable=False), sw.Layout((flat.size,)))
+            carrier.scatter(chunk, whole, sw.Layout((flat.size,)), start * cols)
+            _drop_mapped_pages(mapping)
+            bar.update(flat.size)
+    return carrier, narrowing
+
+
+def _report_narrowing(
+    source: np.dtype[Any],
+    names: tuple[str, ...],
+    dtype: sw.SimpleDType,
+    narrowing: _Narrowing,
+    report: Report,
+) -> None:
+    if source.kind == "b":
+        report.note("bool -> Int32: False and True stored as 0 and 1")
+    elif source.kind in "iu" and dtype is sw.DType.Int32 and source.itemsize >= 4:
+        report.note(f"{source} -> Int32: every value fits, none changed")
+    elif dtype is sw.DType.Float32 and source not in (np.float32, np.float16):
+        worst = int(np.argmax(narrowing.error))
+        parts = [
+            f"{source} -> Float32: {_plural(narrowing.rounded, 'value')} rounded"
+            + (
+                f", largest absolute error {float(narrowing.error[worst]):.3g} "
+                f"(column {names[worst]!r})"
+                if narrowing.rounded
+                else ""
+            )
+        ]
+        if narrowing.overflow:
+            parts.append(f"{_plural(narrowing.overflow, 'value')} beyond binary32 became inf")
+        if narrowing.underflow:
+            parts.append(
+                f"{_plural(narrowing.underflow, 'value')} below binary32's range became 0 "
+                "(sign kept)"
+            )
+        report.note("; ".join(parts))
+    if narrowing.negative_zero:
+        report.note(f"sign of zero: {_plural(narrowing.negative_zero, 'value')} -0.0, kept")
+    if narrowing.missing:
+        report.note(f"{_plural(narrowing.missing, 'missing value')} kept as NaN")
+
+
+# -- transpose ------------------------------------------------------------------------
+
+
+def _transpose(carrier: sw.CPU, rows: int, cols: int) -> sw.CPU:
+    """Column-major copy of a row-major ``rows x cols`` carrier, by strided scatters."""
+    n = rows * cols
+    transposed = carrier.allocate_like(n, empty=True)
+    destination = sw.Tensor(transposed, sw.Layout((cols, rows)))
+    band = max(1, CHUNK // cols)
+    with progress(n, "transpose") as bar:
+        for start in range(0, rows, band):
+            m = min(band, rows - start)
+            source = sw.Tensor(carrier, sw.Layout((m, cols)), offset=start * cols)
+            mapping = sw.Layout((m, cols), strides=(1, rows))  # (r, c) -> c * rows + r
+            transposed.scatter(source, destination, mapping, start)
+            bar.update(m * cols)
+    return transposed
+
+
+def _matches_transpose(rowmajor: npt.NDArray[Any], colmajor: npt.NDArray[Any], rows: int) -> bool:
+    cols = rowmajor.size // max(rows, 1)
+    band = max(1, CHUNK // max(cols, 1))
+    table = rowmajor.reshape(rows, cols)
+    columns = colmajor.reshape(cols, rows)
+    for start in range(0, rows, band):
+        stop = min(rows, start + band)
+        a = table[start:stop]
+        b = columns[:, start:stop].T
+        if not np.array_equal(a.view(_bits(a)), b.view(_bits(b))):  # bits: -0.0, NaN
+            return False
+    return True
+
+
+def _bits(a: npt.NDArray[Any]) -> Any:
+    return {1: np.uint8, 4: np.uint32, 8: np.uint64}[a.dtype.itemsize]
+
+
+def _column_means(columns: npt.NDArray[Any]) -> npt.NDArray[np.float64]:
+    cols, rows = columns.shape
+    sums = np.zeros(cols)
+    counts = np.zeros(cols)
+    band = max(1, CHUNK // max(cols, 1))
+    for start in range(0, rows, band):
+        part = columns[:, start : start + band].astype(np.float64)
+        finite = ~np.isnan(part)
+        sums += np.where(finite, part, 0).sum(axis=1)
+        counts += finite.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means: npt.NDArray[np.float64] = sums / counts
+    return means
+
+
+# -- microscaling ---------------------------------------------------------------------
+
+
+@dataclass
+class MXErrors:
+    """Round-trip statistics of one MX format over the data, per column."""
+
+    cols: int
+    relative: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
+    flushed: int = 0
+    saturated: int = 0
+    lost_to_nan: int = 0
+
+    def __post_init__(self) -> None:
+        self.relative = np.zeros(self.cols)
+
+
+def mx_errors(columns: npt.NDArray[Any], element: str, *, block: int = MX_BLOCK) -> MXErrors:
+    """Round-trip ``columns`` (shape ``(cols, rows)``) through an MX format, per column.
 
     Parameters
     ----------
-    label : str
-        The format's name, e.g. ``"MXFP8 (E4M3)"``.
+    columns : numpy.ndarray, shape (cols, rows)
+        The values, one column per row of the array (column-major table).
     element : str
-        The element dtype's registered name, e.g. ``"E4M3"``.
+        The element type's name (``"E4M3"``...).
+    block : int, optional
+        Values per E8M0 scale.
 
     Returns
     -------
-    ScaledDType
-        The registered descriptor.
+    MXErrors
+        Per column, the largest relative error of the values that read back finite
+        and nonzero; and over all columns, the number of nonzero finite values that
+        read back as zero (too small beside their block's largest), that saturated,
+        and that read back as NaN because their block holds a NaN or an infinity.
     """
-    try:
-        return sw.ScaledDType.from_name(label)
-    except LookupError:
-        return sw.ScaledDType(
-            label,
-            element=sw.SimpleDType.from_name(element),
-            scale=sw.DType.E8M0,
-            block=_MX_BLOCK,
+    fmt = mx.scaled_dtype(element, block=block)
+    cols, rows = columns.shape
+    stats = MXErrors(cols)
+    step = max(block, CHUNK // block * block)
+    largest = float(ml_dtypes.finfo(sw.to_numpy_dtype(fmt.element)).max)  # type: ignore[no-untyped-call]
+    with progress(cols * rows, f"{element}") as bar:
+        for c in range(cols):
+            for part in _chunks(rows, step):
+                x = np.asarray(columns[c, part], dtype=np.float32)
+                q = mx.quantize(x, fmt)
+                back = mx.dequantize(q.elements, q.scales, fmt)
+                with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+                    finite = np.isfinite(x) & (x != 0)
+                    stats.lost_to_nan += int(np.count_nonzero(finite & np.isnan(back)))
+                    stats.flushed += int(np.count_nonzero(finite & (back == 0)))
+                    kept = finite & np.isfinite(back) & (back != 0)
+                    rel = np.abs(back[kept] - x[kept]) / np.abs(x[kept])
+                    scale = np.repeat(q.scales.astype(np.float32), block)[: x.size]
+                    clamped = np.abs(x) > largest * scale  # beyond the block's range: clamped
+                    stats.saturated += int(np.count_nonzero(clamped & finite))
+                if rel.size:
+                    stats.relative[c] = max(stats.relative[c], float(rel.max()))
+                bar.update(x.size)
+    return stats
+
+
+def _microscale(columns: npt.NDArray[Any], names: tuple[str, ...], report: Report) -> None:
+    for label, element in MX_FORMATS:
+        with _timed() as t:
+            stats = mx_errors(columns, element)
+        bits = sw.SimpleDType.from_name(element).bits + 8 / MX_BLOCK
+        worst = int(np.argmax(stats.relative))
+        text = (
+            f"{label}: {bits:.2f} bits/value, largest relative error "
+            f"{stats.relative[worst]:.3g}"
+            + (f" (column {names[worst]!r})" if len(names) > 1 else "")
         )
+        extras = []
+        if stats.flushed:
+            extras.append(f"{_plural(stats.flushed, 'value')} flushed to zero by the block scale")
+        if stats.saturated:
+            extras.append(
+                f"{_plural(stats.saturated, 'value')} above the block's largest element, clamped"
+            )
+        if stats.lost_to_nan:
+            extras.append(f"{_plural(stats.lost_to_nan, 'value')} read back as NaN (NaN block)")
+        report.step("microscale", t[0], "; ".join([text, *extras]))
 
 
-def mx_round_trip(
-    values: npt.NDArray[np.float32], dtype: sw.ScaledDType
-) -> npt.NDArray[np.float32]:
-    """Quantize ``values`` to an MX format and back (OCP Microscaling v1.0, section 6.3).
+# -- metal ----------------------------------------------------------------------------
 
-    Each block of ``dtype.block`` consecutive values shares one power-of-two scale
-    ``X = 2**(floor(log2(max|v|)) - emax)`` where ``emax`` is the exponent of the
-    element format's largest normal number; the elements are ``v / X`` rounded to
-    the element format, clamped to its largest finite magnitude.
 
-    Parameters
-    ----------
-    values : numpy.ndarray of float32, shape (n,)
-        The values; NaN stays NaN where the element format has one.
-    dtype : ScaledDType
-        The MX format (element and scale planes, integer block size).
+def _metal_step(
+    evictable: sw.Evictable, dtype: sw.SimpleDType, expected: str, report: Report
+) -> None:
+    """Copy the values into a Metal carrier, release the Evictable, and check the copy.
 
-    Returns
-    -------
-    numpy.ndarray of float32, shape (n,)
-        The dequantized values ``element * scale``.
+    The Evictable is released before the check so that at most two copies of the
+    data (the tier and the device array, then the device array and its NumPy
+    snapshot) are alive at once.
     """
-    element_np = sw.to_numpy_dtype(dtype.element)
-    scale_np = sw.to_numpy_dtype(dtype.scale)
-    block = dtype.block if isinstance(dtype.block, int) else max(values.size, 1)
-    info = _finfo(element_np)
-    emax = int(info.maxexp) - 1
-    largest = float(info.max)
-    n = values.size
-    padded = np.zeros(-(-n // block) * block, dtype=np.float32)
-    padded[:n] = values
-    blocks = padded.reshape(-1, block)
-    with np.errstate(all="ignore"):  # NaN and inf pass through as the formats allow
-        # the scale follows the block's largest finite magnitude (inf and NaN saturate)
-        amax = np.nanmax(np.where(np.isfinite(blocks), np.abs(blocks), np.nan), axis=1, initial=0.0)
-        exponent = np.where(amax > 0, np.floor(np.log2(np.where(amax > 0, amax, 1.0))) - emax, 0)
-        scale = np.exp2(exponent).astype(np.float32).astype(scale_np)
-        scale_f = scale.astype(np.float32)[:, None]
-        elements = np.clip(blocks / scale_f, -largest, largest).astype(element_np)
-        result: npt.NDArray[np.float32] = (elements.astype(np.float32) * scale_f).reshape(-1)[:n]
-    return result
-
-
-def _metal_line(columns: npt.NDArray[np.float32], report: Report) -> None:
     try:
         with _timed() as t:
-            metal = sw.Metal(0).new_like(columns.reshape(-1))
-            back = np.asarray(metal)
-        ok = np.array_equal(back, columns.reshape(-1), equal_nan=True)
+            flat = np.asarray(evictable).reshape(-1)
+            metal = sw.Metal(0, dtype=dtype).new_like(flat)
+            del flat
+            evictable.release()
+            ok = checksum(np.asarray(metal), label="metal") == expected
         device = os.environ.get("STRIDEWAVE_METAL_DEVICE", "gpu")
         report.step(
             "metal",
@@ -251,65 +482,69 @@ def _metal_line(columns: npt.NDArray[np.float32], report: Report) -> None:
         report.step("metal", None, f"skipped: {str(exc).splitlines()[0]}")
 
 
-def run_demo(table: Table, *, out: TextIO = sys.stdout, metal: bool = True) -> bool:
+# -- the job --------------------------------------------------------------------------
+
+
+def run_demo(
+    table: Table,
+    *,
+    out: TextIO = sys.stdout,
+    metal: bool = True,
+    read_seconds: float = 0.0,
+    plot: str | None = None,
+) -> bool:
     """Run the demo's steps on ``table`` and print the report.
 
     Parameters
     ----------
     table : Table
-        The loaded values, shape ``(rows, columns)``.
+        The loaded values, shape ``(rows, columns)``; released (unmapped) once they
+        are in the carrier.
     out : text stream, optional
         Where the report goes.
     metal : bool, optional
         Whether to try the Metal step (skipped with a reason where no runtime exists).
+    read_seconds : float, optional
+        Time already spent opening/reading the file, counted in the load step.
+    plot : str, optional
+        Where to write a PNG of the microscaling error against block size and a
+        histogram of the data (needs matplotlib).
 
     Returns
     -------
     bool
-        True when every value survived eviction and promotion.
+        True when the transpose matched and every value survived eviction and
+        promotion.
     """
+    started = time.perf_counter() - read_seconds
     report = Report(out)
     rows, cols = table.values.shape
-    n = rows * cols
+    names = table.columns
     print(
         f"StrideWeave {sw.__version__} demo: {table.source}\n"
         f"  {_plural(rows, 'row')} x {_plural(cols, 'column')} "
-        f"({', '.join(table.columns[:6])}{', ...' if cols > 6 else ''})",
+        f"({', '.join(names[:6])}{', ...' if cols > 6 else ''}), "
+        f"{table.values.dtype}",
         file=out,
     )
 
-    dtype = storage_dtype_for(table.values)
-    np_dtype = sw.to_numpy_dtype(dtype)
     with _timed() as t:
-        with np.errstate(all="ignore"):  # overflow to inf is reported below
-            typed = table.values.reshape(-1).astype(np_dtype)
-        carrier = sw.CPU(0, dtype=dtype).new_like(typed)
-    report.step("load", t[0], f"{carrier!r}, row-major ({rows} x {cols})")
-    if table.values.dtype.kind == "b":
-        report.note("bool -> Int32: False and True stored as 0 and 1")
-    elif dtype is sw.DType.Float32 and table.values.dtype != np.float32:
-        # long double holds every int64 and float64 value exactly on x86-64, so the
-        # rounding of wide integers is measured, not hidden by a float64 cast
-        source = table.values.reshape(rows, cols).astype(np.longdouble)
-        stored = typed.reshape(rows, cols).astype(np.longdouble)
-        overflowed = np.isinf(stored) & np.isfinite(source)
-        with np.errstate(all="ignore"):
-            error = np.nanmax(
-                np.where(overflowed, np.nan, np.abs(stored - source)), axis=0, initial=0.0
-            )
-        worst = int(np.argmax(error))
-        overflow = int(overflowed.sum())
-        missing = int(np.isnan(source).sum())
-        report.note(
-            f"{table.values.dtype} -> Float32: largest absolute rounding error "
-            f"{float(error[worst]):.3g} (column {table.columns[worst]!r})"
-            + (f"; {_plural(overflow, 'value')} beyond binary32 became inf" if overflow else "")
-            + (f"; {_plural(missing, 'missing value')} kept as NaN" if missing else "")
-        )
+        dtype = storage_dtype_for(table.values)
+        carrier, narrowing = _load(table, dtype, report)
+    source_dtype = table.values.dtype
+    table.release()  # unmaps a memory-mapped file: the carrier holds the values now
+    report.step(
+        "load",
+        t[0] + read_seconds,
+        f"{carrier!r}, row-major ({rows} x {cols}), streamed in chunks of {CHUNK:,} values",
+    )
+    for note in table.notes:
+        report.note(f"read: {note}")
+    _report_narrowing(source_dtype, names, dtype, narrowing, report)
 
     with _timed() as t:
         view = np.asarray(carrier)
-    shares = np.shares_memory(view, carrier._raw_array())
+        shares = np.shares_memory(view, carrier._raw_array())
     report.step(
         "view",
         t[0],
@@ -317,86 +552,61 @@ def run_demo(table: Table, *, out: TextIO = sys.stdout, metal: bool = True) -> b
         f"{'yes' if shares else 'no'}, writeable: {'yes' if view.flags.writeable else 'no'}",
     )
 
-    transposed = carrier.allocate_like(n)
-    source_tensor = sw.Tensor(carrier, sw.Layout((rows, cols)))
-    destination = sw.Tensor(transposed, sw.Layout((cols, rows)))
-    mapping = sw.Layout((rows, cols), strides=(1, rows))
     with _timed() as t:
-        transposed.scatter(source_tensor, destination, mapping)
-    columns = np.asarray(destination)
-    ok_transpose = np.array_equal(columns, view.reshape(rows, cols).T, equal_nan=True)
+        transposed = _transpose(carrier, rows, cols)
+        ok_transpose = _matches_transpose(view, np.asarray(transposed), rows)
+        del view
+        carrier.release()  # the row-major copy is no longer needed
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            means = _column_means(np.asarray(transposed).reshape(cols, rows))
     report.step(
         "transpose",
         t[0],
-        f"one strided scatter to column-major, mapping strides {mapping.strides}; "
+        f"strided scatters to column-major, mapping strides (1, {rows}); "
         f"matches numpy .T: {'yes' if ok_transpose else 'NO'}",
     )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column has no mean
-        means = np.nanmean(columns.astype(np.float64), axis=1)
     summary = ", ".join(
-        f"{name}={mean:.6g}" for name, mean in zip(table.columns[:4], means[:4], strict=True)
+        f"{name}={mean:.6g}" for name, mean in zip(names[:4], means[:4], strict=True)
     ) + (", ..." if cols > 4 else "")
     report.note(f"column means (NaN skipped): {summary}")
 
-    before = checksum(np.asarray(transposed))
-    secondary = sw.FileBacked(dtype=dtype)
-    evictable = sw.Evictable(transposed, secondary)
+    with _timed() as t_before:
+        before = checksum(np.asarray(transposed))
     with _timed() as t:
+        secondary = sw.FileBacked(dtype=dtype)
+        evictable = sw.Evictable(transposed, secondary)
         evictable.evict()
     on_disk = os.path.getsize(secondary.path)
-    report.step(
-        "evict",
-        t[0],
-        f"CPU -> FileBacked: {on_disk:,} bytes in {secondary.path}",
-    )
+    report.step("evict", t[0], f"CPU -> FileBacked: {on_disk:,} bytes in {secondary.path}")
     with _timed() as t:
         evictable.promote()
     report.step("promote", t[0], "FileBacked -> CPU")
-    after = checksum(np.asarray(evictable))
+    with _timed() as t_after:
+        after = checksum(np.asarray(evictable))
     survived = before == after
     report.step(
         "checksum",
-        None,
-        f"SHA-256 before {before[:16]}..., after {after[:16]}...: "
+        t_before[0] + t_after[0],
+        f"SHA-256 before eviction {before[:16]}..., after promotion {after[:16]}...: "
         f"{'every value survived' if survived else 'VALUES CHANGED'}",
     )
 
-    with np.errstate(all="ignore"):
-        flat = np.asarray(evictable).astype(np.float32)
-    has_nan = bool(np.isnan(flat).any())
-    for label, element in _MX_FORMATS:
-        element_dtype = sw.SimpleDType.from_name(element)
-        finfo = _finfo(sw.to_numpy_dtype(element_dtype))
-        if has_nan and not np.isnan(np.array(np.nan, dtype=finfo.dtype).astype(np.float32)):
-            report.step("microscale", None, f"{label}: skipped, {element} has no NaN")
-            continue
-        fmt = mx_dtype(label, element)
+    columns = np.asarray(evictable).reshape(cols, rows)
+    _microscale(columns, names, report)
+    if plot is not None:
+        from stridewave.cli._plot import write_plot
+
         with _timed() as t:
-            back = mx_round_trip(flat, fmt)
-        finite = np.isfinite(flat) & (flat != 0)
-        flushed = finite & (back == 0)  # too small beside its block's largest value
-        kept = finite & ~flushed & np.isfinite(back)  # inf/NaN in a block spoil its scale
-        with np.errstate(all="ignore"):
-            rel = (
-                float(np.max(np.abs(back[kept] - flat[kept]) / np.abs(flat[kept])))
-                if kept.any()
-                else 0.0
-            )
-        bits = element_dtype.bits + 8 / _MX_BLOCK
-        report.step(
-            "microscale",
-            t[0],
-            f"{label}: {bits:.2f} bits/value, largest relative error {rel:.3g}"
-            + (
-                f"; {_plural(int(flushed.sum()), 'value')} flushed to zero by the block scale"
-                if flushed.any()
-                else ""
-            ),
-        )
+            write_plot(plot, columns, names, table.source)
+        report.step("plot", t[0], f"wrote {plot}")
+    del columns
 
     if metal:
-        _metal_line(columns.astype(np.float32, copy=False), report)
-    evictable.release()
-    carrier.release()
+        _metal_step(evictable, dtype, after, report)
+    evictable.release()  # idempotent: the Metal step may have released it already
+    wall = time.perf_counter() - started
+    report.step(
+        "total", report.total, f"sum of the steps; wall time of the demo {wall * 1e3:,.2f} ms"
+    )
     return survived and ok_transpose

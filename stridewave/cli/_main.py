@@ -4,7 +4,7 @@ Subcommands
 -----------
 info
     Versions, the registered dtypes as a table, and which carrier kinds work here.
-demo [PATH] [--dtype DTYPE] [--no-metal]
+demo [PATH] [--dtype DTYPE] [--no-metal] [--plot PNG]
     The main job on real data: load, view, transpose by scatter, evict and promote,
     checksum, microscaling round trips, Metal where available.
 """
@@ -15,6 +15,7 @@ import argparse
 import importlib.metadata
 import os
 import sys
+import time
 from collections.abc import Sequence
 
 from stridewave._version import __version__
@@ -94,6 +95,17 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     from stridewave.cli._datafile import DataFileError, load_table, printable
     from stridewave.cli._demo import run_demo
 
+    if args.plot is not None:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            print(
+                "stridewave demo: error: --plot needs matplotlib, which is not installed; "
+                "run: python -m pip install 'stridewave[plot]'",
+                file=sys.stderr,
+            )
+            return 1
+    start = time.perf_counter()
     try:
         table = load_table(args.path, dtype=args.dtype)
     except DataFileError as exc:
@@ -103,7 +115,12 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         why = f"{args.path}: {exc.strerror or exc}"
         print(f"stridewave demo: error: {printable(why)}", file=sys.stderr)
         return 1
-    ok = run_demo(table, metal=not args.no_metal)
+    ok = run_demo(
+        table,
+        metal=not args.no_metal,
+        read_seconds=time.perf_counter() - start,
+        plot=args.plot,
+    )
     return 0 if ok else 1
 
 
@@ -131,10 +148,11 @@ def build_parser() -> argparse.ArgumentParser:
         "demo",
         help="run the main job on a data file, or on the shipped Mauna Loa CO2 data set",
         description=(
-            "Load a numeric data file into a CPU carrier, view it through NumPy without a "
-            "copy, transpose it with one strided scatter, evict it to a FileBacked tier "
-            "and promote it back, check every value survived, round-trip it through the "
-            "OCP microscaling formats, and use Metal where available. Without PATH, use "
+            "Stream a numeric data file (a .npy or raw file is memory-mapped) into a CPU "
+            "carrier, view it through NumPy without a copy, transpose it with strided "
+            "scatters, evict it to a FileBacked tier and promote it back, check every "
+            "value survived, round-trip each column through the OCP microscaling "
+            "formats (stridewave.mx), and use Metal where available. Without PATH, use "
             "the Mauna Loa weekly CO2 data set shipped with StrideWeave (public domain)."
         ),
     )
@@ -151,6 +169,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     demo.add_argument(
         "--no-metal", action="store_true", help="skip the Metal step even where MLX works"
+    )
+    demo.add_argument(
+        "--plot",
+        metavar="PNG",
+        help="write a PNG: the error of each microscaling format against the block size, "
+        "and a histogram of the data (needs matplotlib: pip install 'stridewave[plot]')",
     )
     demo.set_defaults(func=_cmd_demo)
     return parser

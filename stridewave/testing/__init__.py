@@ -21,6 +21,7 @@ from stridewave.testing._base import KindTests
 from stridewave.testing._contract import CarrierTests, EvictableTests
 from stridewave.testing._kinds import (
     BUILTIN_KINDS,
+    NPY_FILE_KIND,
     SAMPLE,
     ZERO,
     Kind,
@@ -34,6 +35,7 @@ from stridewave.testing._stateful import carrier_machine, evictable_machine
 
 __all__ = [
     "BUILTIN_KINDS",
+    "NPY_FILE_KIND",
     "SAMPLE",
     "ZERO",
     "CarrierTests",

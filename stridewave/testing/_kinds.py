@@ -8,7 +8,10 @@ read those capability fields instead of skipping.
 
 from __future__ import annotations
 
+import atexit
 import ctypes
+import os
+import tempfile
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -17,12 +20,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from stridewave.carriers import CPU, Carrier, Evictable, FileBacked, Generic, Metal
+from stridewave.carriers import CPU, Carrier, Evictable, FileBacked, Generic, Metal, NpyFile
 from stridewave.carriers._metal import metal_runtime
 from stridewave.dtypes import DType
 
 __all__ = [
     "BUILTIN_KINDS",
+    "NPY_FILE_KIND",
     "SAMPLE",
     "ZERO",
     "Kind",
@@ -83,6 +87,9 @@ class Kind:
     exports_views : bool, default True
         Whether ``numpy.asarray`` gives a zero-copy view that sees later writes
         (Metal exports snapshots).
+    pickles_by_reference : bool, default False
+        Whether a pickled carrier unpickles onto the same storage (a user's opened
+        ``.npy`` file, CONTRACT section 8) instead of a copy of the values.
     marks : tuple of pytest.MarkDecorator, default ()
         The pytest marks of every test of the kind (Metal's: ``needs_mlx``).
     available : callable, default always available
@@ -99,6 +106,7 @@ class Kind:
     initializes_empty: bool = True
     scatters: bool = True
     exports_views: bool = True
+    pickles_by_reference: bool = False
     marks: tuple[pytest.MarkDecorator, ...] = ()
     available: Callable[[], tuple[bool, str]] = _always
 
@@ -171,6 +179,7 @@ def raw_values(carrier: Carrier) -> list[object]:
         tier = carrier.secondary if carrier.is_evicted() else carrier.primary
         return raw_values(tier)
     for cls, read in (
+        (NpyFile, _raw_npy),
         (FileBacked, _raw_file),
         (CPU, _raw_via_pointer),
         (Metal, _raw_mlx),
@@ -212,6 +221,31 @@ def _make_wrapped(values: Sequence[object], dtype: DType, mutable: bool) -> Carr
 
 def _make_file(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
     return FileBacked(dtype=dtype).new_like(values, mutable=mutable)
+
+
+_NPY_DIR: tempfile.TemporaryDirectory[str] | None = None
+
+
+def _npy_dir() -> str:
+    """Return this process's directory for the .npy files the NpyFile kind maps."""
+    global _NPY_DIR
+    if _NPY_DIR is None:
+        _NPY_DIR = tempfile.TemporaryDirectory(prefix="stridewave-testing-")
+        atexit.register(_NPY_DIR.cleanup)
+    return _NPY_DIR.name
+
+
+def _make_npy(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
+    """Write ``values`` to a fresh .npy file of the user's and map it."""
+    path = os.path.join(_npy_dir(), f"{uuid.uuid4().hex}.npy")
+    np.save(path, np.array(values, dtype=_NP[dtype]))
+    return NpyFile(path, mode="r+" if mutable else "r")
+
+
+def _raw_npy(carrier: Carrier) -> list[object]:
+    assert isinstance(carrier, NpyFile)
+    values: list[object] = np.load(carrier.path, mmap_mode="r").tolist()
+    return values
 
 
 def _make_metal(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
@@ -371,6 +405,21 @@ BUILTIN_KINDS: tuple[Kind, ...] = (
         available=metal_runtime,
         exports_views=False,
     ),
+)
+
+
+#: A user's ``.npy`` file opened as a carrier (``FileBacked.open``). It passes the
+#: contract suite but stays out of :data:`BUILTIN_KINDS` for now: it pickles by
+#: reference (CONTRACT section 8), which the project's kind-wide pickling tests do
+#: not model yet.
+NPY_FILE_KIND: Kind = Kind(
+    name="NpyFile",
+    cls=NpyFile,
+    make=_make_npy,
+    raw_values=_raw_npy,
+    dtypes=(F32, I32),
+    supported=(DType.Floating, F32, I32),
+    pickles_by_reference=True,
 )
 
 

@@ -10,7 +10,7 @@ import pytest
 
 import stridewave as sw
 import stridewave.array_api as xp
-from stridewave import CPU, Carrier, DType, Evictable, FileBacked, Layout, Metal, Tensor
+from stridewave import CPU, DType, Evictable, FileBacked, Layout, Tensor
 
 HAVE_MLX = importlib.util.find_spec("mlx") is not None
 needs_mlx = [
@@ -23,7 +23,6 @@ DEVICES = [
     pytest.param("FileBacked", id="file"),
     pytest.param("Metal", id="metal", marks=needs_mlx),
 ]
-KIND: dict[str, type[Carrier]] = {"CPU": CPU, "FileBacked": FileBacked, "Metal": Metal}
 
 
 def test_namespace_of_every_tensor_is_array_api() -> None:
@@ -88,10 +87,10 @@ def test_results_live_in_carriers_of_the_operands_kind(kind: str) -> None:
     a = xp.asarray([[1.0, 2.0], [3.0, 4.0]], device=dev)
     b = xp.ones((2, 2), device=dev)
     assert a.device == dev
-    assert type(a.carrier) is KIND[kind]
+    assert type(a.carrier).__name__ == kind
     for result in (a + b, xp.matmul(a, b), xp.sum(a, axis=0), xp.exp(a), a[::-1] * 2):
         assert result.device == dev
-        assert type(result.carrier) is KIND[kind]
+        assert type(result.carrier).__name__ == kind
     np.testing.assert_allclose(np.asarray(xp.matmul(a, b)), [[3, 3], [7, 7]])
     np.testing.assert_allclose(np.asarray(a[::-1] * 2), [[6, 8], [2, 4]])
 

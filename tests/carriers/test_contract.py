@@ -7,7 +7,7 @@ names follow the spec's Scenarios where one applies.
 
 from __future__ import annotations
 
-from stridewave.testing import BUILTIN_KINDS, CarrierTests, Kind, ScatterTests
+from stridewave.testing import BUILTIN_KINDS, NPY_FILE_KIND, CarrierTests, Kind, ScatterTests
 
 _BY_NAME = {k.name: k for k in BUILTIN_KINDS}
 
@@ -30,6 +30,10 @@ class TestCPUFromNumpy(CarrierTests, ScatterTests):
 
 class TestFileBacked(CarrierTests):  # FileBacked does not scatter (spec)
     kind = _kind("FileBacked")
+
+
+class TestNpyFile(CarrierTests, ScatterTests):
+    kind = NPY_FILE_KIND
 
 
 class TestEvictableCPUOverFileBacked(CarrierTests, ScatterTests):
@@ -68,4 +72,4 @@ def test_every_builtin_kind_has_a_contract_class() -> None:
     tested = {cls.kind.name for cls in CarrierTests.__subclasses__() if hasattr(cls, "kind")}
     assert tested >= set(_BY_NAME)
     scattering = {cls.kind.name for cls in ScatterTests.__subclasses__() if hasattr(cls, "kind")}
-    assert scattering == {k.name for k in BUILTIN_KINDS if k.scatters}
+    assert scattering == {k.name for k in (*BUILTIN_KINDS, NPY_FILE_KIND) if k.scatters}

@@ -676,6 +676,47 @@ def test_new_like_from_ndarray_copies_into_fresh_storage() -> None:
 # -- release --------------------------------------------------------------------------------
 
 
+class _RecordingMLX:
+    """``mlx.core`` that records the arguments of ``mx.array``."""
+
+    def __init__(self, mx: Any) -> None:
+        self._mx = mx
+        self.arrays: list[object] = []
+
+    def array(self, values: object, *args: Any, **kwargs: Any) -> Any:
+        self.arrays.append(values)
+        return self._mx.array(values, *args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._mx, name)
+
+
+@mlx_only
+@pytest.mark.parametrize(
+    ("dtype", "values"),
+    [
+        (F32, np.linspace(-1, 1, 7, dtype=np.float32)),
+        (I32, np.arange(-3, 4, dtype=np.int32)),
+        (BOOL, np.array([True, False, True])),
+    ],
+    ids=["float32", "int32", "bool"],
+)
+def test_new_like_hands_a_ready_input_to_mlx_untouched(
+    monkeypatch: pytest.MonkeyPatch, dtype: DType, values: np.ndarray[Any, Any]
+) -> None:
+    # Already in the storage dtype and C-contiguous: no normalization copy, no
+    # conversion, no host view; MLX's own transfer is the one pass over the data.
+    import mlx.core as mx
+
+    recording = _RecordingMLX(mx)
+    monkeypatch.setattr(_metal, "_import_mlx", lambda: recording)
+    carrier = Metal(0, dtype=dtype).new_like(values)
+    monkeypatch.undo()
+    assert len(recording.arrays) == 1 and recording.arrays[0] is values
+    assert not carrier._viewed
+    assert mlx_values(carrier) == values.tolist()
+
+
 @mlx_only
 @pytest.mark.parametrize(
     "values",

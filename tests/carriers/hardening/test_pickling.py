@@ -117,3 +117,87 @@ def test_released_carriers_refuse_every_copy(kind: Kind) -> None:
     for action in (copy.copy, copy.deepcopy, pickle.dumps):
         with pytest.raises(RuntimeError, match="released"):
             action(carrier)
+
+
+# -- crafted pickles are data (issue 13, CONTRACT section 7) ----------------------------
+
+
+class _Crafted:
+    """Pickles as an arbitrary call of one of the library's reconstructors."""
+
+    def __init__(self, *recipe: object) -> None:
+        self.recipe = recipe
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return self.recipe
+
+
+def _crafted_cases() -> list[tuple[str, _Crafted]]:
+    from stridewave import Evictable, Generic
+    from stridewave.carriers._base import _rebuild_carrier
+    from stridewave.carriers._evictable import _rebuild_evictable
+
+    f32 = np.zeros(3, np.float32)
+    return [
+        (
+            "FileBacked holding Bool",
+            _Crafted(_rebuild_carrier, (FileBacked, np.zeros(3, bool), DType.Bool, True)),
+        ),
+        ("mutable='no'", _Crafted(_rebuild_carrier, (CPU, f32, DType.Float32, "no"))),
+        ("mutable=1", _Crafted(_rebuild_carrier, (CPU, f32, DType.Float32, 1))),
+        ("a category", _Crafted(_rebuild_carrier, (CPU, f32, DType.Floating, True))),
+        ("values of another dtype", _Crafted(_rebuild_carrier, (CPU, f32, DType.Int32, True))),
+        (
+            "2-D values",
+            _Crafted(
+                _rebuild_carrier, (Generic, np.zeros((2, 2), np.float32), DType.Float32, True)
+            ),
+        ),
+        ("a list for values", _Crafted(_rebuild_carrier, (CPU, [1.0], DType.Float32, True))),
+        ("not a carrier kind", _Crafted(_rebuild_carrier, (dict, f32, DType.Float32, True))),
+        (
+            "the abstract Carrier",
+            _Crafted(_rebuild_carrier, (Carrier, f32, DType.Float32, True)),
+        ),
+        ("Evictable by value", _Crafted(_rebuild_carrier, (Evictable, f32, DType.Float32, True))),
+        (
+            "a secondary named, not given",
+            _Crafted(_rebuild_evictable, (CPU, "CPU", f32, DType.Float32, True)),
+        ),
+        (
+            "an Evictable secondary",
+            _Crafted(_rebuild_evictable, (CPU, Evictable, f32, DType.Float32, True)),
+        ),
+        (
+            "a bad nested spec",
+            _Crafted(_rebuild_evictable, (("Evictable", CPU), CPU, f32, DType.Float32, True)),
+        ),
+        (
+            "Bool tiers of FileBacked",
+            _Crafted(
+                _rebuild_evictable, (FileBacked, FileBacked, np.zeros(3, bool), DType.Bool, True)
+            ),
+        ),
+    ]
+
+
+@pytest.mark.parametrize("case", range(14))
+def test_unpickling_validates_everything_it_rebuilds(case: int) -> None:
+    _name, crafted = _crafted_cases()[case]
+    data = pickle.dumps(crafted)
+    with pytest.raises(ValueError, match="cannot unpickle"):
+        pickle.loads(data)
+
+
+def test_nested_evictables_pickle_and_unpickle() -> None:
+    from stridewave import Evictable, Generic
+
+    inner = Evictable(CPU(0).new_like([1.0, 2.0, 3.0]), Generic([], dtype=DType.Float32))
+    outer = Evictable(inner, FileBacked(dtype=DType.Float32))
+    outer.evict()
+    copy = pickle.loads(pickle.dumps(outer))
+    assert isinstance(copy, Evictable) and isinstance(copy.primary, Evictable)
+    assert type(copy.primary.secondary) is Generic and type(copy.secondary) is FileBacked
+    assert list(copy) == [1.0, 2.0, 3.0] and copy.version == 0
+    copy[0] = 5.0
+    assert list(outer) == [1.0, 2.0, 3.0]

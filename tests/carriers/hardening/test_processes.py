@@ -8,6 +8,8 @@ directories of this test run and of other processes never mix), and reports ``ok
 from __future__ import annotations
 
 import os
+import shutil
+import signal
 import subprocess
 import sys
 import textwrap
@@ -167,3 +169,279 @@ def test_evictable_over_filebacked_moves_in_the_child_leave_the_parent_alone(
         tmp_path,
     )
     assert out.split() == ["ok"]
+
+
+@has_fork
+def test_fork_with_no_thread_in_flight_keeps_every_kind_usable(tmp_path: Path) -> None:
+    out = run(
+        """
+        carriers = [CPU(4), Generic([1.0, 2.0], dtype=F32), FileBacked(dtype=F32).new_like([1.0]),
+                    Evictable(CPU(2), FileBacked(dtype=F32))]
+        def child():
+            for c in carriers:
+                c[0] = 9.0
+                assert c[0] == 9.0 and c.version == 1
+                c.release()
+        assert in_child(child) == 0
+        assert [c[0] for c in carriers] == [0.0, 1.0, 1.0, 0.0]
+        print("ok")
+        """,
+        tmp_path,
+    )
+    assert out.split() == ["ok"]
+
+
+# -- deaths and the sweep -------------------------------------------------------------------
+
+_HOLD = """
+from stridewave import DType, FileBacked
+from stridewave.carriers._file_backed import session_directory
+carrier = FileBacked(dtype=DType.Float32).new_like([1.0, 2.0])
+print(session_directory(), flush=True)
+import sys
+sys.stdin.readline()
+"""
+
+
+def _start_holder(tmp: Path, prefix: list[str] | None = None) -> tuple[subprocess.Popen[str], str]:
+    env = dict(os.environ, TMPDIR=str(tmp))
+    holder = subprocess.Popen(
+        [*(prefix or []), sys.executable, "-c", _HOLD],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert holder.stdout is not None
+    return holder, holder.stdout.readline().strip()
+
+
+@linux_only
+@pytest.mark.parametrize("death", [signal.SIGKILL, signal.SIGTERM])
+def test_a_killed_process_leaves_its_directory_to_the_next_sweep(
+    tmp_path: Path, death: signal.Signals
+) -> None:
+    holder, directory = _start_holder(tmp_path)
+    assert os.path.isdir(directory)
+    holder.send_signal(death)
+    holder.communicate(timeout=60)  # waits, and closes the pipes
+    assert os.path.isdir(directory)  # no cleanup ran
+    out = run("FileBacked(dtype=F32); print(sorted(os.listdir(os.environ['TMPDIR'])))", tmp_path)
+    assert os.path.basename(directory) not in out
+    assert not os.path.exists(directory)
+
+
+@linux_only
+def test_terminated_pool_workers_leave_directories_that_the_sweep_removes(tmp_path: Path) -> None:
+    out = run(
+        """
+        import multiprocessing
+        def work(_):
+            FileBacked(dtype=F32).new_like([1.0])
+            time.sleep(60)
+        if __name__ == "__main__":
+            ctx = multiprocessing.get_context("fork")
+            pool = ctx.Pool(2)
+            pool.map_async(work, range(2))
+            root = os.environ["TMPDIR"]
+            deadline = time.time() + 30
+            while time.time() < deadline:
+                found = [n for n in os.listdir(root) if n.startswith(".stridewave-")]
+                if len(found) >= 2:
+                    break
+                time.sleep(0.05)
+            pool.terminate(); pool.join()
+            left = [n for n in os.listdir(root) if n.startswith(".stridewave-")]
+            assert len(left) >= 2, left   # SIGTERM ran no cleanup in the workers
+            removed = sweep_stale_sessions()
+            assert sorted(os.path.basename(p) for p in removed) == sorted(left)
+            print("ok")
+        """,
+        tmp_path,
+    )
+    assert out.split() == ["ok"]
+
+
+@linux_only
+def test_a_process_in_another_pid_namespace_never_sweeps_a_live_directory(
+    tmp_path: Path,
+) -> None:
+    if shutil.which("unshare") is None:
+        pytest.skip("no unshare(1)")
+    probe = subprocess.run(
+        ["unshare", "--user", "--map-root-user", "--pid", "--fork", "true"],
+        capture_output=True,
+        check=False,
+    )
+    if probe.returncode != 0:
+        pytest.skip(f"unshare --pid is not allowed here: {probe.stderr!r}")
+    holder, directory = _start_holder(tmp_path)
+    try:
+        # pid 1, 2... in the namespace: ids mean nothing across it; only the lock counts
+        out = run(
+            "FileBacked(dtype=F32); print(os.getpid(), sweep_stale_sessions())",
+            tmp_path,
+            prefix=["unshare", "--user", "--map-root-user", "--pid", "--fork"],
+        )
+        assert directory not in out
+        assert os.path.isdir(directory) and os.listdir(directory)
+    finally:
+        assert holder.stdin is not None
+        holder.communicate("\n", timeout=60)
+    assert not os.path.exists(directory)
+
+
+def test_stray_names_never_break_the_sweep_or_filebacked(tmp_path: Path) -> None:
+    (tmp_path / ".stridewave-99999999999-old").mkdir()
+    (tmp_path / ".stridewave-x").write_text("a file")
+    os.symlink("/", tmp_path / ".stridewave-1-root")
+    out = run("f = FileBacked(dtype=F32).new_like([1.0]); print('ok', f[0])", tmp_path)
+    assert out.split() == ["ok", "1.0"]
+    assert (tmp_path / ".stridewave-99999999999-old").is_dir()  # no lock: not provably stale
+
+
+# -- paths ------------------------------------------------------------------------------------
+
+
+def test_a_lying_str_subclass_is_refused(tmp_path: Path) -> None:
+    out = run(
+        """
+        class Name(str):
+            def __contains__(self, item):
+                return False
+        outside = os.path.join(os.environ["TMPDIR"], "x.raw")
+        try:
+            FileBacked(Name(outside), dtype=F32)
+        except TypeError as exc:
+            assert "exact str" in str(exc)
+        assert not os.path.exists(outside)
+        try:
+            FileBacked("../x.raw", dtype=F32)
+        except ValueError:
+            pass
+        assert not os.path.exists(outside)
+        print("ok")
+        """,
+        tmp_path,
+    )
+    assert out.split() == ["ok"]
+
+
+def test_a_session_directory_replaced_by_a_symlink_is_not_followed(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    out = run(
+        f"""
+        import shutil
+        keep = FileBacked(dtype=F32).new_like([1.0])
+        directory = session_directory()
+        os.rename(directory, directory + ".moved")
+        os.symlink({str(elsewhere)!r}, directory)      # the attacker's redirect
+        fresh = FileBacked("b.raw", dtype=F32).new_like([2.0, 3.0])
+        assert os.listdir({str(elsewhere)!r}) == [], os.listdir({str(elsewhere)!r})
+        assert not os.path.islink(os.path.dirname(fresh.path))
+        assert fresh[1] == 3.0 and keep[0] == 1.0
+        keep[0] = 4.0; keep.resize(3); keep.flush()  # stays in its own (moved) directory
+        assert os.listdir({str(elsewhere)!r}) == []
+        os.unlink(directory)
+        print("ok")
+        """,
+        tmp_path,
+    )
+    assert out.split() == ["ok"]
+
+
+# -- full disk and file-size limit ------------------------------------------------------------
+
+
+@linux_only
+def test_file_size_limit_on_every_path_is_efbig(tmp_path: Path) -> None:
+    out = run(
+        """
+        import resource
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 16, 1 << 16))
+        e = Evictable(CPU(0).new_like(np.arange(1 << 15, dtype=np.float32)), FileBacked(dtype=F32))
+        keep = FileBacked(dtype=F32).new_like(np.ones(10, np.float32))
+        actions = {
+            "evict": e.evict,
+            "new_like": lambda: keep.new_like(np.zeros(1 << 15, np.float32)),
+            "allocate_like": lambda: keep.allocate_like(1 << 15),
+            "resize": lambda: keep.resize(1 << 15),
+            "allocate_like(2**61)": lambda: keep.allocate_like(2**61),
+        }
+        for name, action in actions.items():
+            try:
+                action()
+            except OSError as exc:
+                assert exc.errno == errno.EFBIG, (name, exc)
+                assert "FileBacked could not" in str(exc), (name, exc)
+            else:
+                raise AssertionError(name)
+        assert not e.is_evicted() and e[(1 << 15) - 1] == (1 << 15) - 1
+        assert keep.size() == 10 and keep[9] == 1.0
+        print("ok")
+        """,
+        tmp_path,
+    )
+    assert out.split() == ["ok"]
+
+
+@linux_only
+def test_a_full_disk_on_every_path_is_enospc(tmp_path: Path) -> None:
+    tiny = tmp_path / "tiny"
+    tiny.mkdir()
+    mounted = (
+        subprocess.run(
+            ["unshare", "--user", "--map-root-user", "--mount", "true"],
+            capture_output=True,
+            check=False,
+        ).returncode
+        == 0
+        and shutil.which("unshare") is not None
+    )
+    if not mounted:
+        pytest.skip("cannot mount a tiny tmpfs here (no user namespaces)")
+    script = f"""
+        mount -t tmpfs -o size=256k tmpfs {tiny} && exec env TMPDIR={tiny} "$@"
+    """
+    out = run(
+        """
+        e = Evictable(CPU(0).new_like(np.arange(1 << 17, dtype=np.float32)), FileBacked(dtype=F32))
+        keep = FileBacked(dtype=F32).new_like(np.ones(10, np.float32))
+        actions = {
+            "evict": e.evict,
+            "new_like": lambda: keep.new_like(np.zeros(1 << 17, np.float32)),
+            "allocate_like": lambda: keep.allocate_like(1 << 17),
+            "resize": lambda: keep.resize(1 << 17),
+        }
+        for name, action in actions.items():
+            try:
+                action()
+            except OSError as exc:
+                assert exc.errno == errno.ENOSPC, (name, exc)
+                assert "disk is full" in str(exc), (name, exc)
+            else:
+                raise AssertionError(name)
+        assert not e.is_evicted() and e[5] == 5.0 and keep.size() == 10
+        print("ok")
+        """,
+        tmp_path,
+        prefix=["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script, "sh"],
+    )
+    assert out.split() == ["ok"]
+
+
+def test_a_filebacked_made_during_shutdown_leaves_nothing(tmp_path: Path) -> None:
+    run(
+        """
+        import atexit
+        def late():
+            f = FileBacked(dtype=F32).new_like([1.0, 2.0])
+            assert f[1] == 2.0
+        atexit.register(late)                 # runs after the session hook below
+        FileBacked(dtype=F32)                 # registers the session's exit hook
+        """,
+        tmp_path,
+    )
+    assert [n for n in os.listdir(tmp_path) if "stridewave" in n] == []

@@ -358,3 +358,66 @@ def test_soak_writes_survive_moves() -> None:
 def test_soak_moves_invisible_and_ownership_per_thread() -> None:
     _reads_during_moves(TRIALS * SOAK // 4)
     _aliases_refused_during_moves(TRIALS * SOAK // 2)
+
+
+# -- scatter: broadcast sources, shutdown, refusals (issue 13) -----------------------
+
+
+def test_broadcast_source_scatter_never_materializes_the_broadcast() -> None:
+    import tracemalloc
+
+    one = CPU(0).new_like([3.0])
+    huge = Tensor(one, Layout((2**31,), (0,)))  # 2**31 logical elements, one slot
+    target = CPU(4)
+    tracemalloc.start()
+    target.scatter(huge, Tensor(target, Layout((4,))), Layout((2**31,), (0,)), 1)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert list(target) == [0.0, 3.0, 0.0, 0.0] and target.version == 1
+    assert peak < 2**20  # far from the 8 GiB a materialized source would take
+    # a broadcast source over distinct slots, and an Int32 one normalized once
+    ints = Tensor(CPU(0, dtype=I32).new_like([7]), Layout((2, 2), (0, 0)))
+    target.scatter(ints, Tensor(target, Layout((4,))), Layout((2, 2)))
+    assert list(target) == [7.0] * 4
+
+
+def test_refused_scatter_on_an_evicted_immutable_evictable_stays_evicted() -> None:
+    e = Evictable(CPU(3, mutable=False), FileBacked(dtype=F32))
+    e.evict()
+    source = Tensor(CPU(0).new_like([1.0, 2.0, 3.0]), Layout((3,)))
+    with pytest.raises(RuntimeError, match="mutable=False"):
+        e.scatter(source, Tensor(e, Layout((3,))), Layout((3,)))
+    assert e.is_evicted() and e.version == 0
+
+
+_ATEXIT = """
+import atexit, numpy as np
+from stridewave import CPU, Layout, Tensor
+
+def late_scatter():
+    n = 2**21  # above the size that fans out to the copy pool
+    source = Tensor(CPU(0).new_like(np.arange(n, dtype=np.float32)), Layout((n,)))
+    target = CPU(n)
+    target.scatter(source, Tensor(target, Layout((n,))), Layout((n,)))
+    assert target[n - 1] == n - 1
+    print("scattered at exit", flush=True)
+
+atexit.register(late_scatter)
+"""
+
+
+def test_scatter_inside_an_atexit_hook_runs_single_threaded(tmp_path: object) -> None:
+    import os
+    import subprocess
+
+    env = dict(os.environ, TMPDIR=str(tmp_path), STRIDEWAVE_SCATTER_THREADS="4")
+    done = subprocess.run(
+        [sys.executable, "-c", _ATEXIT],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "scattered at exit" in done.stdout and "Traceback" not in done.stderr

@@ -1,0 +1,143 @@
+"""Array API benchmark: ``stridewave.array_api`` against NumPy and raw MLX, in one run.
+
+Run ``python benchmarks/bench_array_api.py [--device cpu|metal] [--repeat N] [--n N]
+[--matrix M]`` (or ``nox -s bench``). Each figure is the best of N runs
+(``time.perf_counter``), both sides in the same process; the ratio divides the
+stridewave time by the reference.
+
+``--device cpu`` (default), issue 15 targets in the last column:
+
+* ``xp.add(a, b)``, ``xp.sum(a)``, ``a[::2] * 2`` on 10**7 float32 vs the same
+  NumPy code: <= 1.1x.
+* ``xp.matmul`` of 2000 x 2000 float32 vs ``numpy.matmul``: <= 1.05x.
+* a 1-element ``xp.add``: per-call overhead, shown next to NumPy's (no target).
+
+``--device metal``: the same cases on Metal carriers against raw ``mlx.core`` on
+the same MLX device (``STRIDEWAVE_METAL_DEVICE``: MLX's CPU device with ``cpu``,
+target <= 1.2x; the GPU, target <= 1.1x). Both sides evaluate their result
+(``mx.eval``) inside the timed call, as a result carrier does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+import numpy as np
+from _timing import best_of, print_ratio_table
+
+import stridewave.array_api as xp
+
+
+def _cpu_rows(n: int, m: int, repeat: int) -> list[tuple[str, float, str, float, float, str]]:
+    rng = np.random.default_rng(0)
+    a_np = rng.standard_normal(n, dtype=np.float32)
+    b_np = rng.standard_normal(n, dtype=np.float32)
+    a, b = xp.asarray(a_np), xp.asarray(b_np)
+    p_np = rng.standard_normal((m, m), dtype=np.float32)
+    q_np = rng.standard_normal((m, m), dtype=np.float32)
+    p, q = xp.asarray(p_np), xp.asarray(q_np)
+    one_np = np.ones(1, np.float32)
+    one = xp.asarray(one_np)
+    cases = [
+        (
+            "xp.add(a, b) 1e7",
+            lambda: xp.add(a, b),
+            "np.add(a, b)",
+            lambda: np.add(a_np, b_np),
+            "<= 1.1x",
+        ),
+        ("xp.sum(a) 1e7", lambda: xp.sum(a), "np.sum(a)", lambda: np.sum(a_np), "<= 1.1x"),
+        ("a[::2] * 2 1e7", lambda: a[::2] * 2, "a[::2] * 2", lambda: a_np[::2] * 2, "<= 1.1x"),
+        (
+            f"xp.matmul {m}x{m}",
+            lambda: xp.matmul(p, q),
+            "np.matmul",
+            lambda: np.matmul(p_np, q_np),
+            "<= 1.05x",
+        ),
+    ]
+    rows = []
+    for name, ours_fn, ref_name, ref_fn, target in cases:
+        ours = best_of(ours_fn, repeat)
+        ref = best_of(ref_fn, repeat)
+        rows.append((name, ours, ref_name, ref, ours / ref, target))
+    ours = best_of(lambda: xp.add(one, one), repeat, number=2000)
+    ref = best_of(lambda: np.add(one_np, one_np), repeat, number=2000)
+    rows.append(("xp.add 1 element", ours, "np.add 1 element", ref, ours / ref, ""))
+    return rows
+
+
+def _metal_rows(n: int, m: int, repeat: int) -> list[tuple[str, float, str, float, float, str]]:
+    from stridewave.carriers._metal import _import_mlx, _select_device
+
+    mx = _import_mlx()
+    device, _name = _select_device(mx)
+    gpu = os.environ.get("STRIDEWAVE_METAL_DEVICE", "").strip().lower() != "cpu"
+    target = "<= 1.1x" if gpu else "<= 1.2x"
+    metal = xp.Device("Metal")
+    rng = np.random.default_rng(0)
+    a_np = rng.standard_normal(n, dtype=np.float32)
+    b_np = rng.standard_normal(n, dtype=np.float32)
+    p_np = rng.standard_normal((m, m), dtype=np.float32)
+    q_np = rng.standard_normal((m, m), dtype=np.float32)
+    a, b = xp.asarray(a_np, device=metal), xp.asarray(b_np, device=metal)
+    p, q = xp.asarray(p_np, device=metal), xp.asarray(q_np, device=metal)
+    with mx.stream(device):
+        a_mx, b_mx = mx.array(a_np), mx.array(b_np)
+        p_mx, q_mx = mx.array(p_np), mx.array(q_np)
+        one_mx = mx.ones((1,), dtype=mx.float32)
+    mx.eval(a_mx, b_mx, p_mx, q_mx, one_mx)
+    one = xp.ones(1, device=metal)
+
+    def raw(fn):  # type: ignore[no-untyped-def]
+        def run():  # type: ignore[no-untyped-def]
+            with mx.stream(device):
+                out = fn()
+            mx.eval(out)
+            return out
+
+        return run
+
+    cases = [
+        ("xp.add(a, b) 1e7", lambda: xp.add(a, b), "mx.add", raw(lambda: mx.add(a_mx, b_mx))),
+        ("xp.sum(a) 1e7", lambda: xp.sum(a), "mx.sum", raw(lambda: mx.sum(a_mx))),
+        ("a[::2] * 2 1e7", lambda: a[::2] * 2, "a[::2] * 2", raw(lambda: a_mx[::2] * 2)),
+        (
+            f"xp.matmul {m}x{m}",
+            lambda: xp.matmul(p, q),
+            "mx.matmul",
+            raw(lambda: mx.matmul(p_mx, q_mx)),
+        ),
+    ]
+    rows = []
+    for name, ours_fn, ref_name, ref_fn in cases:
+        ours = best_of(ours_fn, repeat)
+        ref = best_of(ref_fn, repeat)
+        rows.append((name, ours, ref_name, ref, ours / ref, target))
+    ours = best_of(lambda: xp.add(one, one), repeat, number=500)
+    ref = best_of(raw(lambda: mx.add(one_mx, one_mx)), repeat, number=500)
+    rows.append(("xp.add 1 element", ours, "mx.add 1 element", ref, ours / ref, ""))
+    return rows
+
+
+def main(argv: list[str] | None = None) -> list[tuple[str, float, str, float, float, str]]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--device", choices=("cpu", "metal"), default="cpu")
+    parser.add_argument("--repeat", type=int, default=5, help="runs per figure (best is kept)")
+    parser.add_argument("--n", type=int, default=10**7, help="float32 elements (1-D cases)")
+    parser.add_argument("--matrix", type=int, default=2000, help="matmul edge")
+    args = parser.parse_args(argv)
+    if args.device == "metal":
+        rows = _metal_rows(args.n, args.matrix, args.repeat)
+        reference = "raw MLX"
+    else:
+        rows = _cpu_rows(args.n, args.matrix, args.repeat)
+        reference = "NumPy"
+    print(f"stridewave.array_api on {args.device}, reference: {reference}")
+    print_ratio_table(rows, case_width=18, ref_width=16)
+    return rows
+
+
+if __name__ == "__main__":
+    main()
