@@ -57,7 +57,7 @@ def contracts(session: nox.Session) -> None:
 @nox.session
 def docstrings(session: nox.Session) -> None:
     """Validate the numpydoc docstrings of the public surface."""
-    session.install("-e", ".", "numpydoc>=1.11")
+    session.install("-e", ".[test]", "numpydoc>=1.11")  # stridewave.testing needs pytest
     session.run("python", "tools/check_docstrings.py")
 
 

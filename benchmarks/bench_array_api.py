@@ -29,6 +29,15 @@ from _timing import best_of, print_ratio_table
 import stridewave.array_api as xp
 
 
+def _pair(ours_fn, ref_fn, repeat, number=1):  # type: ignore[no-untyped-def]
+    """Best times of both sides, measured in alternating rounds (fairer on a busy machine)."""
+    ours = ref = float("inf")
+    for round_ in range(repeat):
+        ours = min(ours, best_of(ours_fn, 1, number=number, warmup=round_ == 0))
+        ref = min(ref, best_of(ref_fn, 1, number=number, warmup=round_ == 0))
+    return ours, ref
+
+
 def _cpu_rows(n: int, m: int, repeat: int) -> list[tuple[str, float, str, float, float, str]]:
     rng = np.random.default_rng(0)
     a_np = rng.standard_normal(n, dtype=np.float32)
@@ -59,11 +68,9 @@ def _cpu_rows(n: int, m: int, repeat: int) -> list[tuple[str, float, str, float,
     ]
     rows = []
     for name, ours_fn, ref_name, ref_fn, target in cases:
-        ours = best_of(ours_fn, repeat)
-        ref = best_of(ref_fn, repeat)
+        ours, ref = _pair(ours_fn, ref_fn, repeat)
         rows.append((name, ours, ref_name, ref, ours / ref, target))
-    ours = best_of(lambda: xp.add(one, one), repeat, number=2000)
-    ref = best_of(lambda: np.add(one_np, one_np), repeat, number=2000)
+    ours, ref = _pair(lambda: xp.add(one, one), lambda: np.add(one_np, one_np), repeat, 2000)
     rows.append(("xp.add 1 element", ours, "np.add 1 element", ref, ours / ref, ""))
     return rows
 
@@ -112,11 +119,9 @@ def _metal_rows(n: int, m: int, repeat: int) -> list[tuple[str, float, str, floa
     ]
     rows = []
     for name, ours_fn, ref_name, ref_fn in cases:
-        ours = best_of(ours_fn, repeat)
-        ref = best_of(ref_fn, repeat)
+        ours, ref = _pair(ours_fn, ref_fn, repeat)
         rows.append((name, ours, ref_name, ref, ours / ref, target))
-    ours = best_of(lambda: xp.add(one, one), repeat, number=500)
-    ref = best_of(raw(lambda: mx.add(one_mx, one_mx)), repeat, number=500)
+    ours, ref = _pair(lambda: xp.add(one, one), raw(lambda: mx.add(one_mx, one_mx)), repeat, 500)
     rows.append(("xp.add 1 element", ours, "mx.add 1 element", ref, ours / ref, ""))
     return rows
 

@@ -98,7 +98,7 @@ _ML_FLOATS: Final = {
 class Quantized(NamedTuple):
     """The two planes of an MX-quantized array, as returned by :func:`quantize`.
 
-    Attributes
+    Parameters
     ----------
     elements : numpy.ndarray
         The element plane, of the element type's ``ml_dtypes`` dtype (e.g.
@@ -251,7 +251,7 @@ def quantize(values: npt.ArrayLike, scaled_dtype: ScaledDType, axis: int = -1) -
 
     See Also
     --------
-    dequantize : the inverse, to float32.
+    dequantize : The inverse, to float32.
 
     Examples
     --------
@@ -345,7 +345,7 @@ def dequantize(
 
     See Also
     --------
-    quantize : the planes from real numbers.
+    quantize : The planes from real numbers.
     """
     fmt = _format_of(scaled_dtype, where="dequantize")
     scale_np = np.dtype(ml_dtypes.float8_e8m0fnu)

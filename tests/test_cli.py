@@ -73,7 +73,7 @@ def test_demo_on_a_user_npy_file(tmp_path: Path) -> None:
     proc = run_cli("demo", str(path), "--no-metal")
     assert proc.returncode == 0, proc.stderr
     assert "4 rows x 3 columns" in proc.stdout
-    assert "CPU(DType.Int32" in proc.stdout
+    assert "CPU(Int32, 12 slots)" in proc.stdout
     assert "int64 -> Int32: every value fits, none changed" in proc.stdout
     assert "every value survived" in proc.stdout
 
@@ -85,7 +85,7 @@ def test_float_data_that_happens_to_be_integral_stays_float32_with_its_negative_
     np.save(path, np.array([[1.0, -0.0], [2.0, 3.0], [-0.0, 5.0]]))
     proc = run_cli("demo", str(path), "--no-metal")
     assert proc.returncode == 0, proc.stderr
-    assert "CPU(DType.Float32" in proc.stdout
+    assert "CPU(Float32, 6 slots)" in proc.stdout
     assert "float64 -> Float32: 0 values rounded" in proc.stdout
     assert "sign of zero: 2 values -0.0, kept" in proc.stdout
     assert "every value survived" in proc.stdout
@@ -99,7 +99,7 @@ def test_demo_on_a_user_csv_written_by_numpy(tmp_path: Path) -> None:
     proc = run_cli("demo", str(path), "--no-metal")
     assert proc.returncode == 0, proc.stderr
     assert "50 rows x 4 columns (a, b, c, d)" in proc.stdout
-    assert "CPU(DType.Float32" in proc.stdout
+    assert "CPU(Float32, 200 slots)" in proc.stdout
     assert "MXFP4 (E2M1): 4.25 bits/value" in proc.stdout
 
 

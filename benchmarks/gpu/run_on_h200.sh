@@ -20,6 +20,7 @@
 #   --no-tests       skip the test suite
 #   --parts DIR      where gpu.part.ab and the mlx wheel are (default: .gpu-b)
 #   --timeout S      limit for each extra script, seconds (default 120)
+#   --xdist N        run the tests in N processes (pytest-xdist, in the image); default 1
 #   --               the rest are extra-script arguments (a lone ';' separates scripts)
 # Extra scripts: each is a path relative to this checkout's root, run with python3 (.py)
 # or bash (anything else), with the arguments that follow it up to the next script path
@@ -38,6 +39,7 @@ BIG=--big
 STANDARD=1
 TESTS=1
 EXTRA_TIMEOUT=120
+XDIST=1
 EXTRAS=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -46,6 +48,7 @@ while [ $# -gt 0 ]; do
         --no-tests) TESTS=0 ;;
         --parts) PARTS=$2; shift ;;
         --timeout) EXTRA_TIMEOUT=$2; shift ;;
+        --xdist) XDIST=$2; shift ;;
         --) shift; EXTRAS+=("$@"); break ;;
         *) EXTRAS+=("$1") ;;
     esac
@@ -106,18 +109,21 @@ fi
 tests=0
 if [ "$STANDARD" = 1 ]; then
     echo "== diagnose_metal.py (N = 10**8)" | tee "$LOG/diagnose.log"
-    timeout 120 python3 benchmarks/gpu/diagnose_metal.py 2>&1 | tee -a "$LOG/diagnose.log"
+    timeout 75 python3 benchmarks/gpu/diagnose_metal.py 2>&1 | tee -a "$LOG/diagnose.log"
     echo "diagnose exit status: ${PIPESTATUS[0]}" | tee -a "$LOG/diagnose.log"
 
     if [ "$TESTS" = 1 ]; then
         echo "== pytest (Metal on the GPU)" | tee "$LOG/pytest.log"
-        timeout 300 python3 -m pytest -q -p no:cacheprovider -rs 2>&1 | tee -a "$LOG/pytest.log"
+        parallel=()
+        [ "$XDIST" != 1 ] && parallel=(-p xdist -n "$XDIST")
+        timeout 380 python3 -m pytest -q -p no:cacheprovider -rfEs ${parallel[@]+"${parallel[@]}"} 2>&1 \
+            | tee -a "$LOG/pytest.log"
         tests=${PIPESTATUS[0]}
         echo "pytest exit status: $tests" | tee -a "$LOG/pytest.log"
     fi
 
     echo "== bench_metal.py $BIG" | tee "$LOG/bench_metal.log"
-    timeout 150 python3 benchmarks/bench_metal.py $BIG 2>&1 | tee -a "$LOG/bench_metal.log"
+    timeout 130 python3 benchmarks/bench_metal.py $BIG 2>&1 | tee -a "$LOG/bench_metal.log"
     echo "bench exit status: ${PIPESTATUS[0]}" | tee -a "$LOG/bench_metal.log"
 fi
 

@@ -896,7 +896,7 @@ class Array(Tensor):
 
     # -- indexing ---------------------------------------------------------------------------
 
-    def __getitem__(self, key: object, /) -> Array:  # type: ignore[override,unused-ignore]
+    def __getitem__(self, key: object, /) -> Array:  # type: ignore[override,unused-ignore]  # an array API getitem gives arrays, Tensor.__getitem__ NumPy values
         """Return ``self[key]`` (array API indexing).
 
         Parameters

@@ -547,6 +547,10 @@ def asarray(
     if copy is False:
         return _share(obj, wanted, target)
     values = _to_numpy(obj, wanted)
+    if not values.flags.owndata or values is obj:
+        # The carrier adopts ``values``' buffer: never the caller's own memory (only
+        # copy=False shares it, above), so writes on either side stay apart.
+        values = np.array(values, copy=True)
     backend = backend_for(target)
     return _one_wrap(backend.asarray(values, _dtypes.from_numpy(values.dtype)), target)
 

@@ -156,8 +156,8 @@ class MLXBackend:
             with self.stream():
                 result = result.astype(self._to_mx[dtype])
         shape = tuple(result.shape)
-        with self.stream():
-            flat = result.reshape(-1)
+        self.mx.eval(result)  # evaluated first: the flat reshape is then a view
+        flat = result if result.ndim == 1 else result.reshape(-1)
         mx_device, name = _mlx_device()
         carrier = Metal.__new__(Metal)
         carrier._adopt(flat, mx_device, name, dtype, mutable=True)

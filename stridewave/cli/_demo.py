@@ -60,6 +60,11 @@ MX_FORMATS = (
 MX_BLOCK = 32
 
 
+def _describe(carrier: sw.Carrier) -> str:
+    """``"CPU(Float32, 4,568 slots)"``: kind, dtype and size, without a value preview."""
+    return f"{type(carrier).__name__}({carrier.dtype().name}, {_plural(carrier.size(), 'slot')})"
+
+
 def _plural(count: int, noun: str) -> str:
     """``"1 row"``, ``"2,284 rows"``."""
     return f"{count:,} {noun}{'' if count == 1 else 's'}"
@@ -475,7 +480,8 @@ def _metal_step(
         report.step(
             "metal",
             t[0],
-            f"{metal!r} on MLX's {device} device; values identical: {'yes' if ok else 'NO'}",
+            f"{_describe(metal)} on MLX's {device} device; "
+            f"values identical: {'yes' if ok else 'NO'}",
         )
         metal.release()
     except RuntimeError as exc:
@@ -536,7 +542,8 @@ def run_demo(
     report.step(
         "load",
         t[0] + read_seconds,
-        f"{carrier!r}, row-major ({rows} x {cols}), streamed in chunks of {CHUNK:,} values",
+        f"{_describe(carrier)}, row-major ({rows} x {cols}), streamed in chunks of "
+        f"{CHUNK:,} values",
     )
     for note in table.notes:
         report.note(f"read: {note}")

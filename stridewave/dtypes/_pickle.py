@@ -70,7 +70,14 @@ def reconstruct_dtype(kind: object, name: object, structure: object) -> DType:
 
 
 def pickled_by_distributed() -> bool:
-    """Return whether the current pickling runs inside ``distributed``'s serializer."""
+    """Return whether the current pickling runs inside ``distributed``'s serializer.
+
+    Returns
+    -------
+    bool
+        True when a frame of ``distributed``'s pickle module is among the callers (up
+        to 40 frames up), so the descriptor travels to a Dask worker.
+    """
     if "distributed" not in sys.modules:
         return False
     frame: FrameType | None = sys._getframe(1)
@@ -89,6 +96,12 @@ class UnresolvedDType:
     Stands in for a descriptor unpickled inside ``distributed``'s network layer, so
     the task that uses it fails (and the client's future raises) instead of the
     worker's connection breaking.
+
+    Parameters
+    ----------
+    error : LookupError or ValueError
+        What resolving the descriptor raised; every use of the stand-in raises an
+        exception of the same type and message.
     """
 
     __slots__ = ("_error",)
@@ -107,6 +120,13 @@ class UnresolvedDType:
         return f"<unresolved descriptor: {object.__getattribute__(self, '_error')}>"
 
     def __reduce__(self) -> NoReturn:
+        """Refuse to pickle the stand-in again.
+
+        Raises
+        ------
+        LookupError or ValueError
+            Always: the resolution error the stand-in carries.
+        """
         self._raise()
 
 
@@ -115,8 +135,12 @@ def reconstruct_on_worker(kind: object, name: object, structure: object) -> DTyp
 
     Parameters
     ----------
-    kind, name, structure
-        As for :func:`reconstruct_dtype`.
+    kind : str
+        The descriptor kind recorded by ``__reduce__``, as for :func:`reconstruct_dtype`.
+    name : str
+        The registered name.
+    structure : tuple
+        The canonical structure recorded on the client.
 
     Returns
     -------

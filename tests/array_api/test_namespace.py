@@ -232,3 +232,17 @@ def test_dlpack_roundtrip() -> None:
     np.testing.assert_array_equal(np.from_dlpack(x), [1.0, 2.0])
     y = xp.from_dlpack(np.arange(3, dtype=np.int32))
     assert y.dtype is xp.int32
+
+
+def test_asarray_copies_numpy_input_unless_copy_false() -> None:
+    source = np.arange(3, dtype=np.float32)
+    for copy in (None, True):
+        x = xp.asarray(source, copy=copy)
+        source[0] = 42.0
+        assert np.asarray(x)[0] == 0.0
+        source[0] = 0.0
+    shared = xp.asarray(source, copy=False)
+    source[1] = 7.0
+    assert np.asarray(shared)[1] == 7.0
+    with pytest.raises(ValueError, match="copy=False"):
+        xp.asarray([1.0, 2.0], copy=False)

@@ -39,6 +39,7 @@ DOCUMENTED = (
     LookupError,
     NotImplementedError,
     OSError,
+    MemoryError,  # CONTRACT section 7: a size the machine cannot hold, before allocating
 )
 
 
