@@ -600,6 +600,8 @@ def _to_numpy(obj: Any, wanted: DType | None) -> np.ndarray[Any, Any]:
             and (array.min() < -(2**31) or array.max() >= 2**31)
         ):
             raise OverflowError("values out of the int32 range.")
+        if wanted is DType.Float32 and array.dtype.kind == "f":
+            return _to_float32(array, obj)
         return np.asarray(array, dtype=_dtypes.numpy_dtype(wanted))
     array = np.asarray(obj)
     found = _dtypes.from_numpy(array.dtype)
@@ -612,13 +614,33 @@ def _to_numpy(obj: Any, wanted: DType | None) -> np.ndarray[Any, Any]:
             )
         return array.astype(np.int32)
     if array.dtype.kind == "f":
-        return array.astype(np.float32)
+        return _to_float32(array, obj)
     if array.dtype.kind == "b":
         return array.astype(np.bool_)
     raise TypeError(
         f"cannot make an array of bool, int32 or float32 from {type(obj).__name__} "
         f"(NumPy reads it as {array.dtype})."
     )
+
+
+def _to_float32(array: np.ndarray[Any, Any], obj: object) -> np.ndarray[Any, Any]:
+    """Round floating ``array`` to float32; a finite value beyond float32 is refused.
+
+    The carriers' Float32 rule (CONTRACT section 3): a finite value whose nearest
+    binary32 is infinite raises ``OverflowError`` instead of becoming ``inf``.
+    """
+    with np.errstate(over="ignore"):
+        out = array.astype(np.float32)
+    if out.dtype != array.dtype and array.size:
+        overflowed = np.isinf(out) & np.isfinite(array)
+        if overflowed.any():
+            bad = array[overflowed].flat[0]
+            raise OverflowError(
+                f"{bad!r} has no finite float32 value (its magnitude is at least "
+                f"2**128 - 2**103), so it cannot make a float32 array from {type(obj).__name__}. "
+                "Scale the data, or keep it in NumPy as float64."
+            )
+    return out
 
 
 def _nested_to_numpy(obj: Any) -> Any:

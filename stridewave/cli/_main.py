@@ -109,7 +109,8 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         except ImportError:
             print(
                 "stridewave demo: error: --plot needs matplotlib, which is not installed; "
-                "run: python -m pip install 'stridewave[plot]'",
+                "run: python -m pip install 'stridewave[plot]' (in a source checkout: "
+                "python -m pip install -e '.[plot]')",
                 file=sys.stderr,
             )
             return 1

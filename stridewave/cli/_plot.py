@@ -94,7 +94,17 @@ def write_plot(path: str, columns: npt.NDArray[Any], names: tuple[str, ...], tit
     errors = figure.add_subplot(grid[:, 0])
     for element in mx.ELEMENT_NAMES:
         values = [relative_rms_error(sample, element, b) for b in BLOCKS]
-        errors.plot(BLOCKS, values, marker="o", label=_LABELS[element])
+        # formats with the same mantissa width often give the same errors: distinct
+        # markers and dash patterns keep a line visible under another one
+        k = list(_LABELS).index(element)
+        errors.plot(
+            BLOCKS,
+            values,
+            marker="osD^v"[k % 5],
+            markersize=7 - k,
+            linestyle=("-", "--", "-.", ":", (0, (5, 1)))[k % 5],
+            label=_LABELS[element],
+        )
     errors.axvline(32, color="0.6", linestyle=":", label="OCP block (32)")
     errors.set_xscale("log", base=2)
     errors.set_yscale("log")

@@ -246,3 +246,14 @@ def test_asarray_copies_numpy_input_unless_copy_false() -> None:
     assert np.asarray(shared)[1] == 7.0
     with pytest.raises(ValueError, match="copy=False"):
         xp.asarray([1.0, 2.0], copy=False)
+
+
+@pytest.mark.parametrize("value", [[1e300], np.array([-1e39, 2.0]), [3.5e38]])
+def test_asarray_refuses_a_finite_value_beyond_float32_like_the_carriers(value: object) -> None:
+    # CONTRACT section 3: a finite value whose nearest binary32 is infinite is
+    # OverflowError (a carrier refuses it too), never a silent inf with a NumPy warning.
+    with pytest.raises(OverflowError, match="no finite float32 value"):
+        xp.asarray(value)
+    with pytest.raises(OverflowError):
+        CPU(1)[0] = float(np.asarray(value).flat[0])
+    assert bool(xp.isinf(xp.asarray(np.array([np.inf])))[0])  # inf itself stays inf
