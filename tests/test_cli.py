@@ -344,7 +344,8 @@ def test_plot_without_matplotlib_names_the_extra(tmp_path: Path) -> None:
     assert proc.returncode == 1
     expected = (
         "stridewave demo: error: --plot needs matplotlib, which is not installed; "
-        "run: python -m pip install 'stridewave[plot]'"
+        "run: python -m pip install 'stridewave[plot]' "
+        "(in a source checkout: python -m pip install -e '.[plot]')"
     )
     assert proc.stderr.strip().splitlines() == [expected]
     assert proc.stdout == ""
