@@ -453,7 +453,9 @@ def _microscale(columns: npt.NDArray[Any], names: tuple[str, ...], report: Repor
                 f"{_plural(stats.saturated, 'value')} above the block's largest element, clamped"
             )
         if stats.lost_to_nan:
-            extras.append(f"{_plural(stats.lost_to_nan, 'value')} read back as NaN (NaN block)")
+            extras.append(
+                f"{_plural(stats.lost_to_nan, 'value')} read back as NaN (a block holding a NaN gets the NaN scale, as OCP MX says)"
+            )
         report.step("microscale", t[0], "; ".join([text, *extras]))
 
 
