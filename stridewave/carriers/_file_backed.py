@@ -659,23 +659,7 @@ class FileBacked(_ArrayCarrier):
             # Shrink through a new file that replaces the name: mappings held by
             # exported views (and by a forked parent or child) keep the old file's
             # pages. The new file is mapped before it replaces the name.
-            staging, fd = _create_file(None, session)
-            try:
-                try:
-                    _write_all(fd, np.ascontiguousarray(self._array[:n]))
-                    mapped = _map_fd(fd, np_dtype, n, True)
-                    info = os.fstat(fd)
-                finally:
-                    os.close(fd)
-                os.replace(staging, name, src_dir_fd=session.fd, dst_dir_fd=session.fd)
-            except (OSError, OverflowError, MemoryError) as exc:
-                _remove_file(session, staging, os.getpid())
-                raise _storage_error(exc, "shrink its file", self.path, nbytes) from exc
-            except BaseException:
-                _remove_file(session, staging, os.getpid())
-                raise
-            self._identity = (info.st_dev, info.st_ino)
-            self._array = mapped
+            self._replace_file(self._array[:n], "shrink its file")
         self._bind_backend()
 
     def _check_file(self, action: str) -> None:
@@ -746,6 +730,16 @@ class FileBacked(_ArrayCarrier):
         # mappings held by exported views are untouched until the new file is complete.
         if self._inherited():
             self._adopt_inherited(copy=False)
+        self._replace_file(values, "write its file")
+
+    def _replace_file(self, values: npt.NDArray[Any], action: str) -> None:
+        """Write ``values`` to a staging file, map it, then rename it over this file.
+
+        The one way the file is rewritten (a shrink, a secondary's load): the old file,
+        and every mapping of it held by exported views or another process, stay intact
+        until the new one is complete and mapped. On failure the staging file is removed
+        and nothing changes; ``action`` names the step in the ``OSError`` message.
+        """
         np_dtype = self._array.dtype
         session, name = self._session, self._name
         nbytes = values.shape[0] * np_dtype.itemsize
@@ -761,7 +755,7 @@ class FileBacked(_ArrayCarrier):
             os.replace(staging, name, src_dir_fd=session.fd, dst_dir_fd=session.fd)
         except (OSError, OverflowError, MemoryError) as exc:
             _remove_file(session, staging, os.getpid())
-            raise _storage_error(exc, "write its file", self.path, nbytes) from exc
+            raise _storage_error(exc, action, self.path, nbytes) from exc
         except BaseException:
             _remove_file(session, staging, os.getpid())
             raise
