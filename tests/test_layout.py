@@ -236,3 +236,102 @@ def test_the_size_limit_is_exact() -> None:
     assert (largest.min_index, largest.max_index) == (0, 0)
     with pytest.raises(ValueError, match="64-bit"):
         Layout((2**62, 2), (0, 0))
+
+
+# -- tests that catch slips: mutation survivors of layout.py (issue 18) -------------------
+# Each test names the slips it catches; docs/testing.md lists the mutants.
+
+
+def test_row_major_strides_step_over_an_axis_of_one_and_of_zero() -> None:
+    # an axis of extent 1 multiplies the step by 1, an axis of extent 0 too (as NumPy)
+    assert Layout((3, 1, 2)).strides == (2, 2, 1)
+    assert Layout((2, 0, 3)).strides == (3, 3, 1)
+    assert Layout((3, 1, 2)).strides == tuple(s // 8 for s in np.zeros((3, 1, 2), np.int64).strides)
+
+
+@pytest.mark.parametrize(
+    ("shape", "strides", "words"),
+    [
+        ("ab", None, r"^shape must be a tuple of integers, got str 'ab'; pass for example shape="),
+        (
+            (2, 2.5),
+            None,
+            r"^shape\[1\] must be an integer \(an object with __index__\), got float 2.5",
+        ),
+        ((2,), 3, r"^strides must be a tuple of integers, got int 3; pass for example strides="),
+        ((2,), (1.5,), r"^strides\[0\] must be an integer \(an object with __index__\), got float"),
+        (
+            (2,),
+            (True,),
+            r"^strides\[0\] must be an integer, got the boolean True; pass an int such as 1",
+        ),
+    ],
+)
+def test_refused_shapes_and_strides_are_named_exactly(
+    shape: object, strides: object, words: str
+) -> None:
+    # the argument's own name, the value given and its type (not None's)
+    with pytest.raises(TypeError, match=words):
+        Layout(shape, strides)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("i", "words"),
+    [
+        (1.5, r"^logical index must be an integer \(an object with __index__\), got float 1.5"),
+        ("1", r"^logical index must be an integer \(an object with __index__\), got str '1'"),
+    ],
+)
+def test_a_non_integer_logical_index_is_named_exactly(i: object, words: str) -> None:
+    with pytest.raises(TypeError, match=words):
+        Layout((3,)).index(i)  # type: ignore[arg-type]
+
+
+def test_the_refusal_messages_say_how_to_fix_the_layout() -> None:
+    with pytest.raises(ValueError, match=r"; extents count elements and cannot be negative\.$"):
+        Layout((3, -2))
+    with pytest.raises(
+        ValueError,
+        match=r"beyond what a signed 64-bit byte offset holds; use smaller extents or strides\.$",
+    ):
+        Layout((16,), (STRIDE_LIMIT,))
+
+
+def test_the_offset_limits_are_exact_on_both_sides() -> None:
+    # 8 steps of the largest stride plus 7 steps of one reach exactly 2**63 - 1:
+    # the extreme offset still fits a signed 64-bit integer, one more does not.
+    high = Layout((9, 8), (STRIDE_LIMIT, 1))
+    assert high.max_index == 2**63 - 1
+    low = Layout((9, 8), (-STRIDE_LIMIT, -1))
+    assert low.min_index == -(2**63 - 1)
+    for strides in ((STRIDE_LIMIT, 1), (-STRIDE_LIMIT, -1)):
+        with pytest.raises(ValueError, match="64-bit"):
+            Layout((9, 9), strides)
+
+
+def test_distinct_layouts_hash_apart() -> None:
+    # Layouts key dictionaries and sets (scatter plans, views): equal ones hash
+    # equal, and distinct ones must not all collide.
+    layouts_ = {Layout((n, m), (m, s)) for n in range(1, 9) for m in range(1, 9) for s in (1, 2)}
+    assert len({hash(x) for x in layouts_}) > len(layouts_) // 2
+
+
+@pytest.mark.parametrize(
+    ("shape", "strides", "expected"),
+    [
+        ((2,), (0,), False),  # two elements on one slot: the smallest non-injective layout
+        ((2,), (5,), True),
+        ((2, 2, 2), (1, 2, 3), False),  # 0+0+3 == 1+2+0: the span of all smaller axes counts
+        ((2, 2, 2), (1, 2, 4), True),
+    ],
+)
+def test_injectivity_at_the_edges_of_the_stride_test(
+    shape: tuple[int, ...], strides: tuple[int, ...], expected: bool
+) -> None:
+    assert Layout(shape, strides).is_injective() is expected
+
+
+def test_injectivity_of_a_huge_layout_is_decided_without_enumerating() -> None:
+    # 2**50 offsets would take 8 PiB to enumerate: the stride test alone must answer.
+    assert Layout((2**50,), (1,)).is_injective() is True
+    assert Layout((2**25, 2**25), (2**25, 1)).is_injective() is True

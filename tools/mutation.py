@@ -48,6 +48,14 @@ TARGETS: dict[str, Target] = {
         "stridewave/carriers/_normalize.py",
         ("tests/carriers/test_normalization.py", "tests/carriers/test_bulk.py"),
     ),
+    "dtypes": Target(
+        "stridewave/carriers/_storage_dtypes.py",
+        (
+            "tests/carriers/test_normalization.py",
+            "tests/carriers/test_bulk.py",
+            "tests/carriers/test_write_paths.py",
+        ),
+    ),
     "layout": Target("stridewave/layout.py", ("tests/test_layout.py",)),
     "scatter": Target(
         "stridewave/carriers/_scatter.py", ("tests/test_scatter_plan.py", "tests/test_scatter.py")
@@ -60,7 +68,74 @@ TARGETS: dict[str, Target] = {
 _I32 = "stridewave.carriers._normalize.x__int32__mutmut_"
 _MA = "stridewave.carriers._normalize.x_materialize__mutmut_"
 _NA = "stridewave.carriers._normalize.x_normalize_array__mutmut_"
+_LO = "stridewave.layout.xǁLayoutǁ"
+_LC = "stridewave.carriers._lifecycle.xǁ_Lifecycleǁ"
+_STRICT = "zip(..., strict=True) loosened: the lengths are equal (checked in __init__)"
 EQUIVALENT: dict[str, str] = {
+    # -- layout.py --
+    "stridewave.layout.x__row_major_strides__mutmut_3": "[1] * len(shape) for [0] * "
+    "len(shape): the loop overwrites every entry",
+    **{f"{_LO}__init____mutmut_{n}": _STRICT for n in (48, 51, 52, 65, 68, 69)},
+    **{f"{_LO}_compute_injective_cheap__mutmut_{n}": _STRICT for n in (9, 12, 13)},
+    **{f"{_LO}index__mutmut_{n}": _STRICT for n in (17, 20, 23)},
+    **{f"{_LO}indices__mutmut_{n}": _STRICT for n in (9, 12, 13)},
+    f"{_LO}_compute_injective_cheap__mutmut_1": "size < 1 for size <= 1: a layout of one "
+    "element has no axis of extent > 1, and the loop returns True as well",
+    **{
+        f"{_LO}indices__mutmut_{n}": "np.arange without dtype=int64: NumPy 2's default "
+        "integer is int64 on every 64-bit platform, and the stride is an int64"
+        for n in (17, 19)
+    },
+    f"{_LO}indices__mutmut_28": "reshape(-2) for reshape(-1): NumPy takes any negative "
+    "extent as the one to infer",
+    # -- carriers/_lifecycle.py --
+    **dict.fromkeys(
+        (
+            "stridewave.carriers._lifecycle.xǁ_AccessScopeǁ__exit____mutmut_9",
+            f"{_LC}_claim_all__mutmut_60",
+            f"{_LC}_init_lifecycle__mutmut_10",
+            f"{_LC}_init_lifecycle__mutmut_15",
+            f"{_LC}_locked__mutmut_12",
+            f"{_LC}_locked__mutmut_18",
+            f"{_LC}_unclaim__mutmut_12",
+        ),
+        "'' for None as the scope's or the mover's thread: read only next to a depth "
+        "> 0 (set with the thread on entry) or compared with a real thread id",
+    ),
+    "stridewave.carriers._lifecycle.xǁ_AccessScopeǁ__exit____mutmut_5": "depth < 0 "
+    "for <= 0 on exit: the thread stays recorded with depth 0, and admission needs depth > 0",
+    f"{_LC}_admitted__mutmut_4": "depth > 0 or thread == me: while depth > 0 the scope holds "
+    "the lock, and every admission check runs under it, so only the scope's thread asks",
+    f"{_LC}_admitted__mutmut_5": "depth >= 0: the scope's thread is reset to None whenever "
+    "depth returns to 0, so it never equals the caller then",
+    f"{_LC}_claim_all__mutmut_32": "getattr without its default: every _Lifecycle is a "
+    "Carrier, which sets _dtype before _init_lifecycle",
+    **dict.fromkeys(
+        (
+            f"{_LC}_unclaim__mutmut_11",
+            f"{_LC}_init_lifecycle__mutmut_8",
+            f"{_LC}_init_lifecycle__mutmut_9",
+        ),
+        "the scope depth set to 1 or None while unowned (at birth, after unclaim): read only "
+        "while owned, and a claim sets it to 0",
+    ),
+    f"{_LC}_init_lifecycle__mutmut_16": "_gate = '' at birth: _refresh() sets it on the next line",
+    **dict.fromkeys(
+        (
+            f"{_LC}_fast_path_open__mutmut_1",
+            f"{_LC}_refresh__mutmut_5",
+            f"{_LC}_refresh__mutmut_8",
+            f"{_LC}_init_lifecycle__mutmut_14",
+            f"{_LC}_locked__mutmut_14",
+            f"{_LC}_locked__mutmut_15",
+            f"{_LC}_locked__mutmut_17",
+        ),
+        "the scalar fast path kept closed (speed only): the gate only chooses between "
+        "the lock-free path and _set_slow, which runs the same checks under the lock",
+    ),
+    "stridewave.carriers._lifecycle.xǁ_Mutationǁ__enter____mutmut_3": "None as the "
+    "action passed to _before_mutation: only a released Evictable's message uses it, and "
+    "_require_admitted refused a released carrier first",
     **{
         f"{_NA}{n}": "a converted array reported as not fresh: the caller copies it once "
         "more (speed only)"
@@ -197,12 +272,13 @@ def run(name: str, max_children: int, *, recheck: bool = False) -> dict[str, obj
     show = (
         "import sys\n"
         "from mutmut.mutation.diff_apply import get_diff_for_mutant\n"
-        "for line in sys.stdin.read().split():\n"
+        "for line in sys.stdin.read().splitlines():\n"
         "    status, name = line.split('|')\n"
         "    print(f'# {name}: {status}')\n"
         f"    print(get_diff_for_mutant(name, path={target.path!r}))\n"
     )
-    listing = " ".join(f"{statuses[m]}|{m}" for m in survivors)
+    # one per line: a status may hold a space ("no tests")
+    listing = "\n".join(f"{statuses[m]}|{m}" for m in survivors)
     with (work / "survivors.txt").open("w", encoding="utf-8") as out:
         subprocess.run(
             [sys.executable, "-c", show],

@@ -420,7 +420,9 @@ def test_storage_never_aliases_an_input_array_of_the_storage_dtype(
 ) -> None:
     if not _holds(kind, dtype):
         return
-    source: np.ndarray = np.array([_start(dtype), _start(dtype)], dtype=_NUMPY[dtype])
+    # values other than the zero the caller overwrites them with (Bool: True)
+    start = {F32: 42.0, I32: 42, BOOL: True}[dtype]
+    source: np.ndarray = np.array([start, start], dtype=_NUMPY[dtype])
     fresh = kind.make([], dtype, True).new_like(source)
     before = list(fresh)
     source[:] = np.zeros(2, dtype=source.dtype)  # the caller reuses its array
@@ -528,3 +530,79 @@ def test_an_endless_iterable_is_stopped_at_the_limit_and_named(
         CPU(0).new_like(itertools.count())
     message = str(info.value)
     assert "CPU.new_like" in message and "after 5 items" in message, message
+
+
+# -- tests that catch slips: survivors of the storage-dtype table (issue 18) ---------------
+# carriers/_storage_dtypes.py; the mutants each test kills are listed in docs/testing.md.
+
+#: (integer, its nearest binary32): half to even at 24 significant bits, computed on
+#: the exact integer (through float64 the first one would round twice, to 2**53)
+NEAREST_BINARY32 = [
+    (2**53 + 2**29 + 1, 2**53 + 2**30),  # above half: up
+    (2**60 + 1, 2**60),  # just above a binary32: down
+    (2**60 + 2**35 + 1, 2**60),  # below half an ulp (2**37): down
+    (2**60 + 2**36 + 1, 2**60 + 2**37),  # above half: up
+    (2**60 + 2**36, 2**60),  # a tie next to an even significand: stays
+    (2**60 + 2**37 + 1, 2**60 + 2**37),  # next to an odd significand, below half: down
+    (2**60 + 2**37 + 2**36, 2**60 + 2**38),  # a tie next to an odd significand: up to even
+    (2**128 - 2**103 - 1, FLT_MAX),  # just below the overflow threshold
+]
+
+
+@pytest.mark.parametrize(("value", "nearest"), NEAREST_BINARY32, ids=lambda v: hex(int(v)))
+@pytest.mark.parametrize("sign", [1, -1], ids=["positive", "negative"])
+def test_a_large_int_is_rounded_once_to_the_nearest_binary32(
+    kind: Kind, sign: int, value: int, nearest: float
+) -> None:
+    assert normalize_scalar(F32, sign * value) == sign * float(nearest)
+    if _holds(kind, F32):
+        carrier = kind.make([], F32, True).new_like([sign * value, 1.0])
+        assert carrier[0] == sign * float(nearest)
+
+
+@pytest.mark.parametrize("value", [2**128 - 2**103, 2**128 - 1, 2**128, 2**129 + 2**105])
+def test_an_int_whose_nearest_binary32_is_infinite_overflows(value: int) -> None:
+    for signed in (value, -value):
+        with pytest.raises(OverflowError, match="does not fit"):
+            normalize_scalar(F32, signed)
+
+
+class _Big(int):
+    """An ``int`` subclass (it misses the exact-int shortcut)."""
+
+    def __repr__(self) -> str:
+        return f"_Big({int(self)})"
+
+
+class _Half(float):
+    """A ``float`` subclass (it misses the exact-float shortcut)."""
+
+
+def test_int_and_float_subclasses_follow_their_base_rule() -> None:
+    assert normalize_scalar(F32, _Big(2**60 + 1)) == float(2**60)
+    assert normalize_scalar(F32, _Half(0.5)) == 0.5
+    assert type(normalize_scalar(F32, _Half(0.5))) is float
+    with pytest.raises(OverflowError) as info:
+        normalize_scalar(F32, _Big(2**128))
+    message = str(info.value)
+    assert f"got _Big({2**128})" in message and "None" not in message, message
+
+
+def test_refusal_messages_spell_out_the_whole_rule() -> None:
+    with pytest.raises(TypeError) as info:
+        normalize_scalar(F32, 1j)
+    message = str(info.value)
+    assert (
+        "accepts real numbers: int, float, numpy integer or floating scalars (longdouble "
+        "included) and the ml_dtypes floats; got 1j of type complex."
+    ) in message, message
+    assert message.endswith(
+        "bool, complex, timedelta64 and datetime64 values are not real numbers here."
+    ), message
+    with pytest.raises(TypeError) as info:
+        normalize_scalar(BOOL, np.bool_(True))
+    message = str(info.value)
+    assert (
+        "accepts Python bool values True and False (numpy.bool_ scalars are refused; a NumPy "
+        "array of dtype bool is accepted as a whole); got"
+    ) in message, message

@@ -6,12 +6,19 @@ access scope to write, move and release them, step versions through the guard.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import threading
+import traceback
 from collections.abc import Callable
 
 import numpy as np
 import pytest
 
-from stridewave import Carrier, DType
+from stridewave import CPU, Carrier, DType
+from stridewave.carriers import _lifecycle
+from stridewave.carriers._lifecycle import fork_epoch
 
 from .conftest import Kind
 
@@ -397,3 +404,160 @@ def test_giving_ownership_back_inside_the_scope_leaves_the_carrier_writable(kind
     tier[0] = 2.0
     _claim(owner, tier)  # and it can be claimed again, outside the scope
     assert not tier.is_mutable()
+
+
+# -- tests that catch slips: lifecycle survivors (issue 18; docs/testing.md) ---------------
+
+
+def test_each_owner_scope_closes_on_its_outermost_exit(kind: Kind) -> None:
+    # Kills _AccessScope.__exit__ 8 (depth left at 1): the second scope would stay
+    # open after its exit, admitting writes from outside.
+    tier = kind.make([1.0, 2.0], F32, True)
+    owner = Owner()
+    _claim(owner, tier)
+    for value in (3.0, 4.0, 5.0):
+        with tier._access(owner):
+            tier[0] = value
+        assert not tier.is_mutable()
+        with pytest.raises(RuntimeError, match="belongs to"):
+            tier[1] = value
+    assert list(tier) == [5.0, 2.0]
+
+
+def _claim_racing(
+    shared: Carrier, own: Carrier, meet: threading.Barrier, won: list[object]
+) -> None:
+    owner = Owner()
+
+    def check() -> None:
+        # Under the locks, wait a moment for the other claim's check: holding the
+        # shared carrier's lock, the other claim cannot get here, and the wait runs out.
+        with contextlib.suppress(threading.BrokenBarrierError):
+            meet.wait(0.2)
+
+    try:
+        Carrier._claim_all(owner, (shared, own), check=check)
+    except RuntimeError:  # "it already belongs to Owner"
+        return
+    won.append(owner)
+
+
+def test_a_claim_checks_under_the_lock_of_every_carrier_it_claims() -> None:
+    # Two threads claim batches sharing one carrier. Holding every carrier's lock,
+    # exactly one wins each time. Kills _claim_all 10 (only one carrier of the batch
+    # locked: both checks run at once, both see the shared carrier free, both win).
+    for _ in range(3):
+        shared = CPU(1)
+        meet = threading.Barrier(2)
+        won: list[object] = []
+        threads = [
+            threading.Thread(target=_claim_racing, args=(shared, CPU(1), meet, won))
+            for _ in range(2)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(10)
+        assert len(won) == 1
+        assert shared._owner is not None and shared._owner.target() is won[0]
+
+
+def test_the_fork_hook_steps_the_epoch_by_one_each_time() -> None:
+    # os.register_at_fork runs _after_fork_in_child in every child; called here in
+    # this process (where the mutation run can see it), then undone. Kills
+    # _after_fork_in_child 1 to 4 (the fork test below exercises it in a child).
+    before = fork_epoch()
+    try:
+        _lifecycle._after_fork_in_child()
+        assert fork_epoch() == before + 1
+        _lifecycle._after_fork_in_child()
+        assert fork_epoch() == before + 2
+    finally:
+        _lifecycle._epoch[0] = before
+    carrier = CPU(1)
+    carrier[0] = 1.0  # carriers work as before
+    assert carrier._locked() is carrier._locked()
+
+
+def _in_child(body: Callable[[], None], timeout: int = 20) -> int:
+    """Run ``body()`` in a forked child of this process; return its wait status (0: ok).
+
+    In-process on purpose: the mutation run switches mutants inside this process, so
+    a fresh interpreter (tests/carriers/hardening/test_processes.py) would not see them.
+    The child touches CPU carriers only (no files) and leaves with ``os._exit``.
+    """
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child
+        code = 1
+        try:
+            signal.alarm(timeout)  # a deadlocked child dies instead of hanging the test
+            body()
+            code = 0
+        except BaseException:  # noqa: BLE001 - any failure is the child's exit status
+            traceback.print_exc()
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    return status
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_starts_over_from_what_other_threads_held() -> None:
+    # At the fork another thread holds one carrier's lock, has an owner scope open on
+    # a second and a move in progress on a third, while this thread has a scope open on
+    # a fourth. The child gets free locks, closed scopes and no move for the threads
+    # that are gone, and keeps its own thread's scope. Kills _after_fork_in_child 1 to 4,
+    # fork_epoch 1, and _locked 1, 3 to 11, 16 (docs/testing.md).
+    owner = Owner()
+    held, scoped, moving, mine = CPU(2), CPU(2), CPU(2), CPU(2)
+    _claim(owner, scoped)
+    _claim(owner, mine)
+    ready, done = threading.Event(), threading.Event()
+
+    def other_thread() -> None:
+        with held._locked(), scoped._access(owner), moving._move("resize", guard=False):
+            ready.set()
+            done.wait(30)
+
+    thread = threading.Thread(target=other_thread)
+    thread.start()
+    assert ready.wait(30)
+    parent_epoch = fork_epoch()
+
+    def grandchild() -> None:
+        assert fork_epoch() == parent_epoch + 2
+
+    def child() -> None:
+        assert fork_epoch() == parent_epoch + 1
+        # one fresh lock per carrier, free although another thread held the old one
+        assert held._locked() is held._locked()
+        held.release()
+        assert held.is_released()
+        # the other thread's scope is closed: outside writes are refused ...
+        with pytest.raises(RuntimeError, match="belongs to"):
+            scoped[0] = 1.0
+        # ... and the owner opens and closes its own
+        for value in (2.0, 3.0):
+            with scoped._access(owner):
+                scoped[0] = value
+            with pytest.raises(RuntimeError, match="belongs to"):
+                scoped[1] = value
+        # the other thread's move is over: this thread moves and writes
+        with moving._move("resize", guard=False):
+            pass
+        moving[0] = 4.0
+        assert moving[0] == 4.0 and moving.version == 1
+        # the scope this thread had open at the fork stays open
+        mine[0] = 5.0
+        assert mine[0] == 5.0
+        assert _in_child(grandchild) == 0
+
+    try:
+        with mine._access(owner):
+            status = _in_child(child)
+    finally:
+        done.set()
+        thread.join(30)
+    assert status == 0
+    # the parent is untouched by what the child did
+    assert not held.is_released() and scoped[0] == 0.0 and mine[0] == 0.0

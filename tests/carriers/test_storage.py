@@ -132,6 +132,8 @@ def test_a_non_dtype_is_named_with_its_type_and_the_carrier() -> None:
         storage_zero("Float32")  # type: ignore[arg-type]
     message = str(info.value)
     assert "storage_zero" in message and "'Float32'" in message and "str" in message
+    # the function is named as it is spelled (kills storage_zero 8, "XXstorage_zeroXX")
+    assert message.startswith("storage_zero expects dtype to be a stridewave DType"), message
 
 
 def test_a_category_or_compound_refusal_names_the_dtype_and_the_carrier(
