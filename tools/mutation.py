@@ -68,6 +68,7 @@ TARGETS: dict[str, Target] = {
 _I32 = "stridewave.carriers._normalize.x__int32__mutmut_"
 _MA = "stridewave.carriers._normalize.x_materialize__mutmut_"
 _NA = "stridewave.carriers._normalize.x_normalize_array__mutmut_"
+_SD = "stridewave.carriers._storage_dtypes.x_"
 _LO = "stridewave.layout.xǁLayoutǁ"
 _LC = "stridewave.carriers._lifecycle.xǁ_Lifecycleǁ"
 _STRICT = "zip(..., strict=True) loosened: the lengths are equal (checked in __init__)"
@@ -88,6 +89,43 @@ EQUIVALENT: dict[str, str] = {
     },
     f"{_LO}indices__mutmut_28": "reshape(-2) for reshape(-1): NumPy takes any negative "
     "extent as the one to infer",
+    # -- carriers/_storage_dtypes.py --
+    **{
+        f"{_SD}_bool_array__mutmut_{n}": "the Bool row's kind test and conversion: a bool "
+        "array is the storage dtype and returns first, so every array reaching the test is "
+        "refused either way, and the conversion after it cannot run"
+        for n in (4, 5, 15, 16)
+    },
+    **{
+        f"{_SD}{rule}_array__mutmut_{n}": "'X' added to the accepted dtype kinds: no NumPy "
+        "dtype has kind 'X'"
+        for rule, n in (("_float32", 5), ("_int32", 5))
+    },
+    **{
+        f"{_SD}{rule}_array__mutmut_{n}": "a converted array reported as not fresh: the "
+        "caller copies it once more (speed only)"
+        for rule, n in (("_float32", 21), ("_int32", 44))
+    },
+    f"{_SD}_float32__mutmut_21": "itemsize >= 8: a numpy.float64 is rounded to binary32 "
+    "before the store instead of by it (the same binary32; overflow refused the same way)",
+    f"{_SD}_float32__mutmut_22": "itemsize > 9: no floating dtype has 9 bytes",
+    **{
+        f"{_SD}_float32_from_int__mutmut_{n}": "a test of i < 0 that differs only at i == 0, "
+        "where -0 == 0 (and 0 returns before the rounding)"
+        for n in (5, 6, 46, 47)
+    },
+    f"{_SD}_float32_from_int__mutmut_7": "magnitude < 2**53: 2**53 itself takes the rounding "
+    "path, which keeps it exactly",
+    f"{_SD}_float32_from_wide__mutmut_11": "the message of the isinf branch after the cast: "
+    "NumPy reports every overflowing cast as FloatingPointError under errstate(over='raise'), "
+    "so the branch is never reached",
+    f"{_SD}_int32__mutmut_1": "the exact-int shortcut missed: operator.index(int) gives the "
+    "same int",
+    f"{_SD}_int32_array__mutmut_18": "itemsize >= 4: also range-checks non-native int32 "
+    "arrays, which always fit (speed only)",
+    f"{_SD}_int32_array__mutmut_19": "itemsize > 5: no integer dtype has 5 to 7 bytes",
+    f"{_SD}_int32_array__mutmut_20": "kind 'u' or itemsize 4: also range-checks uint8/uint16 "
+    "and non-native int32 arrays, which always fit (speed only)",
     # -- carriers/_lifecycle.py --
     **dict.fromkeys(
         (

@@ -606,3 +606,25 @@ def test_refusal_messages_spell_out_the_whole_rule() -> None:
         "accepts Python bool values True and False (numpy.bool_ scalars are refused; a NumPy "
         "array of dtype bool is accepted as a whole); got"
     ) in message, message
+
+
+@pytest.mark.skipif(
+    np.dtype(np.longdouble).itemsize <= 8, reason="longdouble is binary64 on this platform"
+)
+def test_a_wide_longdouble_is_rounded_once_and_named_when_it_overflows(kind: Kind) -> None:
+    # Kills _float32_from_wide 3 (a non-finite longdouble lost) and 9 (the overflow
+    # message built with None).
+    for value, stored in (
+        (np.longdouble("inf"), math.inf),
+        (np.longdouble("-inf"), -math.inf),
+        (np.longdouble(2) ** 100 + 1, 2.0**100),
+    ):
+        assert normalize_scalar(F32, value) == stored
+        if _holds(kind, F32):
+            assert kind.make([], F32, True).new_like([value])[0] == stored
+    assert math.isnan(normalize_scalar(F32, np.longdouble("nan")))
+    for value in (np.longdouble("1e4000"), -(np.longdouble(2) ** 128)):
+        with pytest.raises(OverflowError) as info:
+            normalize_scalar(F32, value)
+        message = str(info.value)
+        assert f"got {value!r}" in message and "does not fit" in message, message

@@ -6,7 +6,6 @@ access scope to write, move and release them, step versions through the guard.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import threading
@@ -424,42 +423,56 @@ def test_each_owner_scope_closes_on_its_outermost_exit(kind: Kind) -> None:
     assert list(tier) == [5.0, 2.0]
 
 
-def _claim_racing(
-    shared: Carrier, own: Carrier, meet: threading.Barrier, won: list[object]
-) -> None:
+class _Overlap:
+    """Counts how many claim checks run at once (each waits briefly for company)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._company = threading.Event()
+        self.inside = 0
+        self.peak = 0
+
+    def check(self) -> None:
+        with self._lock:
+            self.inside += 1
+            self.peak = max(self.peak, self.inside)
+            if self.inside > 1:
+                self._company.set()
+        self._company.wait(0.1)
+        with self._lock:
+            self.inside -= 1
+
+
+def _claim_racing(shared: Carrier, own: Carrier, overlap: _Overlap, won: list[object]) -> None:
     owner = Owner()
-
-    def check() -> None:
-        # Under the locks, wait a moment for the other claim's check: holding the
-        # shared carrier's lock, the other claim cannot get here, and the wait runs out.
-        with contextlib.suppress(threading.BrokenBarrierError):
-            meet.wait(0.2)
-
     try:
-        Carrier._claim_all(owner, (shared, own), check=check)
+        Carrier._claim_all(owner, (shared, own), check=overlap.check)
     except RuntimeError:  # "it already belongs to Owner"
         return
     won.append(owner)
 
 
-def test_a_claim_checks_under_the_lock_of_every_carrier_it_claims() -> None:
-    # Two threads claim batches sharing one carrier. Holding every carrier's lock,
-    # exactly one wins each time. Kills _claim_all 10 (only one carrier of the batch
-    # locked: both checks run at once, both see the shared carrier free, both win).
-    for _ in range(3):
+def test_claims_sharing_a_carrier_check_one_at_a_time() -> None:
+    # A claim runs its check and its tests under the lock of every carrier it claims,
+    # so two claims sharing one carrier never check at once, and exactly one wins.
+    # Kills _claim_all 10 (only one carrier of the batch locked: the checks overlap).
+    for _ in range(2):
         shared = CPU(1)
-        meet = threading.Barrier(2)
+        overlap = _Overlap()
         won: list[object] = []
         threads = [
-            threading.Thread(target=_claim_racing, args=(shared, CPU(1), meet, won))
+            threading.Thread(target=_claim_racing, args=(shared, CPU(1), overlap, won))
             for _ in range(2)
         ]
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join(10)
+        assert overlap.peak == 1
         assert len(won) == 1
         assert shared._owner is not None and shared._owner.target() is won[0]
+        with pytest.raises(RuntimeError, match="already belongs to Owner"):
+            _claim(Owner(), shared)
 
 
 def test_the_fork_hook_steps_the_epoch_by_one_each_time() -> None:
