@@ -58,16 +58,21 @@ TARGETS: dict[str, Target] = {
     ),
     "layout": Target("stridewave/layout.py", ("tests/test_layout.py",)),
     "scatter": Target(
-        "stridewave/carriers/_scatter.py", ("tests/test_scatter_plan.py", "tests/test_scatter.py")
+        "stridewave/carriers/_scatter.py",
+        (
+            "tests/test_scatter_plan.py",
+            "tests/test_scatter.py",
+            "tests/carriers/test_scatter_template.py",
+            # the scatter contract (stridewave.testing.ScatterTests) runs there per kind
+            "tests/carriers/test_contract.py",
+        ),
     ),
 }
 
 #: Mutants reviewed as equivalent (no observable behaviour changes), by mutmut's
 #: name, with the reason; docs/testing.md gives the same list. Names follow the
 #: source: re-review them when the module changes.
-_I32 = "stridewave.carriers._normalize.x__int32__mutmut_"
 _MA = "stridewave.carriers._normalize.x_materialize__mutmut_"
-_NA = "stridewave.carriers._normalize.x_normalize_array__mutmut_"
 _SD = "stridewave.carriers._storage_dtypes.x_"
 _LO = "stridewave.layout.xǁLayoutǁ"
 _LC = "stridewave.carriers._lifecycle.xǁ_Lifecycleǁ"
@@ -174,53 +179,16 @@ EQUIVALENT: dict[str, str] = {
     "stridewave.carriers._lifecycle.xǁ_Mutationǁ__enter____mutmut_3": "None as the "
     "action passed to _before_mutation: only a released Evictable's message uses it, and "
     "_require_admitted refused a released carrier first",
-    **{
-        f"{_NA}{n}": "a converted array reported as not fresh: the caller copies it once "
-        "more (speed only)"
-        for n in (20, 68)
-    },
-    **{
-        f"{_NA}{n}": "'X' added to the accepted dtype kinds: no NumPy dtype has kind 'X'"
-        for n in (6, 30)
-    },
-    **{
-        f"stridewave.carriers._normalize.x__float32__mutmut_{n}": "the exact-float shortcut "
-        "missed: a float takes the general branch, float(value), same result (speed only)"
-        for n in (1, 2)
-    },
-    f"{_I32}1": "the exact-int shortcut missed: operator.index(int) gives the same int",
-    **{
-        f"{_I32}{n}": "the placeholder i for a bool, never read: ok is false and it raises"
-        for n in (4, 5, 6)
-    },
-    **{f"{_I32}{n}": "ok = None instead of False: both are false" for n in (7, 14)},
-    **{
-        f"stridewave.carriers._normalize.x_fast_path__mutmut_{n}": "the scalar shortcut's "
-        "range narrowed or switched off: those values take the normalizer, same result "
-        "(speed only); nextafter towards 1.0 instead of 0.0 is the same float"
-        for n in (7, 8, 10, 11, 12)
-    },
-    **{
-        f"{_MA}{n}": "the hole value changed among 0, 0.0 and False: the list becomes an "
-        "array of the storage dtype, where all three are the same zero"
-        for n in (28, 29, 31, 32, 33, 35)
-    },
+    # -- carriers/_normalize.py --
+    f"{_MA}1": "holes=True by default: every caller but scatter passes holes, and scatter's "
+    "source is a carrier's storage array, which never holds None",
     f"{_MA}52": "islice(limit + 2): one more item consumed before the same ValueError",
-    f"{_MA}63": "a list's array reported as not fresh: the caller copies it once more",
+    f"{_MA}72": "a list's array reported as not fresh: the caller copies it once more (speed only)",
     **{
-        f"stridewave.carriers._normalize.x_storage_numpy_dtype__mutmut_{n}": "'<' or '=' "
-        "for little_endian (or its default flipped): the same dtype on a little-endian host"
-        for n in (1, 3, 4)
-    },
-    f"{_NA}42": "itemsize >= 4: int32 arrays are the storage dtype and return earlier",
-    f"{_NA}43": "itemsize > 5: no integer dtype has 5 to 8 bytes but the 8-byte ones",
-    f"{_NA}44": "kind 'u' or itemsize 4: also range-checks uint8/uint16 arrays, which "
-    "always fit (speed only)",
-    **{
-        f"{_NA}{n}": "the Bool row's kind test: a bool array is the storage dtype and returns "
-        "earlier, so every array reaching it is refused either way (and the conversion "
-        "below it is unreachable)"
-        for n in (71, 72, 81, 82)
+        f"stridewave.carriers._normalize.x_storage_numpy_dtype__mutmut_{n}": "'<' or native "
+        "order swapped for little_endian (or its default flipped): the same dtype on a "
+        "little-endian host (every host NumPy wheels and MLX support here)"
+        for n in (1, 4, 5)
     },
 }
 
@@ -326,6 +294,11 @@ def run(name: str, max_children: int, *, recheck: bool = False) -> dict[str, obj
             stdout=out,
             check=False,
         )
+    # An "equivalent" mutant that a test kills is a stale name (the module changed since
+    # the review, and mutmut's numbers moved): say so, and review that module again.
+    stale = sorted(m for m, s in statuses.items() if m in EQUIVALENT and s in detected)
+    for mutant in stale:
+        print(f"warning: {mutant} is listed in EQUIVALENT but was killed: review it", flush=True)
     equivalent = sum(1 for m in statuses if m in EQUIVALENT)
     killed = sum(1 for m, s in statuses.items() if s in detected and m not in EQUIVALENT)
     judged = len(statuses) - equivalent

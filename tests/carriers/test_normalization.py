@@ -628,3 +628,34 @@ def test_a_wide_longdouble_is_rounded_once_and_named_when_it_overflows(kind: Kin
             normalize_scalar(F32, value)
         message = str(info.value)
         assert f"got {value!r}" in message and "does not fit" in message, message
+
+
+# -- tests that catch slips: survivors of _normalize.py (issue 18) --------------------------
+
+
+def test_a_two_dimensional_array_is_named_with_the_call(kind: Kind) -> None:
+    # Kills materialize 10 (the caller's name replaced by None).
+    with pytest.raises(TypeError) as info:
+        kind.make([], F32, True).new_like(np.zeros((2, 3), np.float32))
+    message = str(info.value)
+    assert ".new_like" in message and "None" not in message, message
+
+
+def test_a_list_no_process_could_hold_is_refused_before_it_is_built(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The scalar path builds a Python list first: per item a pointer (8 bytes), a
+    # Python scalar (24) and the stored item (4 for Float32). Kills materialize 38
+    # (the message's "what" lost) and 41 to 45 (the estimate changed).
+    from stridewave import CPU
+    from stridewave.carriers import _resources
+
+    n = 1000
+    carrier = CPU(1, dtype=F32)
+    monkeypatch.setattr(_resources, "host_memory_limit", lambda: 36 * n - 1)
+    with pytest.raises(MemoryError) as info:
+        carrier.new_like(range(n))
+    message = str(info.value)
+    assert message.startswith(f"CPU.new_like({n} values) needs {36 * n} bytes"), message
+    monkeypatch.setattr(_resources, "host_memory_limit", lambda: 36 * n)
+    assert list(carrier.new_like(range(n))) == [float(i) for i in range(n)]
