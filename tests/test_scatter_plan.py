@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import os
+import signal
+import threading
 from collections.abc import Iterator, Sequence
 from typing import Any, NoReturn
 from unittest import mock
@@ -170,3 +173,216 @@ def test_threads_setting_is_read_from_environment(monkeypatch: pytest.MonkeyPatc
     assert _scatter._threads() == 3
     monkeypatch.setenv("STRIDEWAVE_SCATTER_THREADS", "nonsense")
     assert _scatter._threads() == 1
+
+
+# -- tests that catch slips: survivors of carriers/_scatter.py (issue 18) -------------------
+# The mutants each test kills are listed in docs/testing.md.
+
+
+def test_unique_last_of_nothing_is_two_empty_int64_arrays() -> None:
+    unique, positions = unique_last(np.empty(0, np.int64))
+    assert unique.shape == positions.shape == (0,)
+    assert unique.dtype == positions.dtype == np.int64
+
+
+@pytest.mark.parametrize(
+    ("shape", "strides"),
+    [((3,), (2,)), ((3,), (-2,)), ((2, 3), (-3, 1)), ((2, 3, 4), (5, -1, 0)), ((1, 4), (7, -2))],
+)
+def test_the_element_named_out_of_range_is_the_extreme_one(
+    shape: tuple[int, ...], strides: tuple[int, ...]
+) -> None:
+    mapping = Layout(shape, strides)
+    for highest, extreme in ((True, mapping.max_index), (False, mapping.min_index)):
+        element = _scatter._extreme_element(mapping, highest=highest)
+        assert 0 <= element < mapping.size
+        assert mapping.index(element) == extreme
+
+
+def test_the_copy_threads_follow_the_cpus_up_to_eight(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("STRIDEWAVE_SCATTER_THREADS", raising=False)
+    for cpus, threads in ((1, 1), (3, 3), (8, 8), (16, 8)):
+        monkeypatch.setattr(_scatter.os, "sched_getaffinity", lambda _pid, n=cpus: set(range(n)))
+        assert _scatter._threads() == threads
+    # where the affinity is unknown (macOS, Windows), the CPU count, or one thread
+    monkeypatch.delattr(_scatter.os, "sched_getaffinity")
+    for count, threads in ((None, 1), (4, 4), (64, 8)):
+        monkeypatch.setattr(_scatter.os, "cpu_count", lambda n=count: n)
+        assert _scatter._threads() == threads
+    for configured, threads in (("0", 1), ("1", 1), ("-3", 1), ("12", 12)):
+        monkeypatch.setenv("STRIDEWAVE_SCATTER_THREADS", configured)
+        assert _scatter._threads() == threads
+
+
+def test_the_copy_pool_is_kept_and_rebuilt_only_for_a_new_size() -> None:
+    pool = _scatter._executor(2)
+    assert _scatter._executor(2) is pool
+    bigger = _scatter._executor(3)
+    assert bigger is not pool and bigger._max_workers == 3
+    assert _scatter._executor(3) is bigger
+    done = bigger.submit(threading.current_thread)
+    assert done.result(10).name.startswith("stridewave-copy")
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_copies_on_a_pool_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The parent's pool threads do not exist in a child: reusing its pool would wait
+    # for ever. A threaded copy in the child must finish (the alarm ends a hung child).
+    monkeypatch.setenv("STRIDEWAVE_SCATTER_THREADS", "2")
+    mapping = Layout((1500, 1400), (1, 1500))
+    values = np.arange(mapping.size, dtype=np.float32)
+    dest = np.zeros(mapping.size, np.float32)
+    scatter_numpy(dest, 0, mapping, values)  # the parent's pool exists now
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child
+        code = 1
+        try:
+            signal.alarm(20)
+            child = np.zeros(mapping.size, np.float32)
+            scatter_numpy(child, 0, mapping, values)
+            code = 0 if np.array_equal(child, dest) else 2
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert status == 0
+
+
+@pytest.mark.parametrize("rows", [2, 3])
+def test_a_large_copy_in_few_slabs_copies_every_slab(
+    rows: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Same inner axis on both sides: slabs along the outer axis, here of extent 2 or
+    # 3 (fewer slabs than 4 per thread). Kills _copy_blocks 78 (no slab at all).
+    monkeypatch.setenv("STRIDEWAVE_SCATTER_THREADS", "2")
+    mapping = Layout((rows, 1 << 20))
+    values = np.arange(mapping.size, dtype=np.float32)
+    dest = np.zeros(mapping.size, np.float32)
+    scatter_numpy(dest, 0, mapping, values)
+    assert np.array_equal(dest, values)
+
+
+def test_a_broadcast_source_is_normalized_once_and_never_materialized() -> None:
+    # CONTRACT 7: a broadcast source (one value seen n times) is normalized as one value
+    # and stays a zero-stride view. Kills normalize_source 3, 4, 6, 9 to 17.
+    seen: list[int] = []
+
+    def rule(values: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        seen.append(values.size)
+        return values.astype(np.float32)
+
+    for n in (2, 1000):
+        seen.clear()
+        out = _scatter.normalize_source(np.broadcast_to(np.int32(7), (n,)), rule)
+        assert seen == [1]
+        assert out.shape == (n,) and out.strides == (0,) and out.dtype == np.float32
+        assert out.tolist() == [7.0] * n
+    seen.clear()
+    out = _scatter.normalize_source(np.arange(3, dtype=np.int32), rule)
+    assert seen == [3] and out.tolist() == [0.0, 1.0, 2.0]
+
+
+def test_the_values_of_a_broadcast_source_are_one_slot_seen_everywhere() -> None:
+    # Kills source_values 17 (a broadcast missed: copied n times), 34 and 36.
+    from stridewave import CPU, DType, Tensor
+
+    carrier = CPU(0, dtype=DType.Int32).new_like([5, 7])
+    for layout, offset, value in (
+        (Layout((3, 4), (0, 0)), 1, 7),
+        (Layout((1, 5), (9, 0)), 0, 5),  # an axis of extent 1 may have any stride
+    ):
+        values = _scatter.source_values(Tensor(carrier, layout, offset=offset))
+        assert values.shape == (layout.size,) and values.strides == (0,)
+        assert values.tolist() == [value] * layout.size
+    values = _scatter.source_values(Tensor(carrier, Layout((2,), (-1,)), offset=1))
+    assert values.tolist() == [7, 5]
+
+
+def test_a_released_source_is_named_with_the_read() -> None:
+    # Kills source_values 2 to 4 (the refused action's words).
+    from stridewave import CPU, Tensor
+
+    source = CPU(0).new_like([1.0, 2.0])
+    tensor = Tensor(source, Layout((2,)))
+    receiver = CPU(2)
+    source.release()
+    with pytest.raises(RuntimeError, match=r"^cannot read the scatter source on CPU\("):
+        receiver.scatter(tensor, Tensor(receiver, Layout((2,))), Layout((2,)))
+    assert list(receiver) == [0.0, 0.0] and receiver.version == 0
+
+
+def _whole(carrier: Any) -> Any:
+    from stridewave import Tensor
+
+    return Tensor(carrier, Layout((carrier.size(),)))
+
+
+def test_scatter_refusals_name_the_argument_and_what_was_given() -> None:
+    # Kills check_scatter_arguments 8, 13, 21, 22 (the value or the argument's name
+    # lost from the message).
+    import uuid
+
+    from stridewave import CPU, DType, ScaledDType, Tensor
+
+    receiver = CPU(2)
+    with pytest.raises(TypeError, match=r"^scatter scatter_onto must be a stridewave Tensor, got "):
+        receiver.scatter(_whole(receiver), [0, 1], Layout((2,)))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"got list \[0, 1\]; wrap storage first"):
+        receiver.scatter(_whole(receiver), [0, 1], Layout((2,)))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^scatter mapping must be a stridewave Layout, got "):
+        receiver.scatter(_whole(receiver), _whole(receiver), (2,))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"got tuple \(2,\); pass Layout"):
+        receiver.scatter(_whole(receiver), _whole(receiver), (2,))  # type: ignore[arg-type]
+    dtype = ScaledDType(
+        f"S_{uuid.uuid4().hex}", element=DType.Float32, scale=DType.Float32, block=2
+    )
+    compound = Tensor.compound(dtype, [_whole(CPU(2)), _whole(CPU(1))])
+    with pytest.raises(ValueError, match=r"^scatter to_scatter is a compound Tensor") as info:
+        receiver.scatter(compound, _whole(receiver), Layout((2,)))
+    assert "pass to_scatter.subtensors[k]" in str(info.value)
+
+
+def test_a_released_receiver_is_named_with_the_scatter() -> None:
+    # Kills check_scatter_destination 1 to 3.
+    from stridewave import CPU
+
+    receiver, source = CPU(2), CPU(2)
+    onto = _whole(receiver)
+    receiver.release()
+    with pytest.raises(RuntimeError, match=r"^cannot scatter on CPU\("):
+        receiver.scatter(_whole(source), onto, Layout((2,)))
+
+
+def test_a_receiver_released_during_the_bounds_check_is_named_as_released(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Another thread releases the receiver between the liveness check and the bounds
+    # (simulated: size() releases it): the caller learns it was released, not that
+    # every index is out of range. Kills check_scatter_destination 13 to 15.
+    from stridewave import CPU
+
+    receiver = CPU(2)
+    real_size = CPU.size
+
+    def size_then_released(self: CPU) -> int:
+        self.release()
+        return real_size(self)
+
+    monkeypatch.setattr(CPU, "size", size_then_released)
+    with pytest.raises(RuntimeError, match=r"^cannot scatter on CPU\(.*released"):
+        _scatter.check_scatter_destination(receiver, 0, Layout((2,)), onto_offset=0)
+
+
+def test_an_out_of_range_scatter_names_every_offset_and_the_strides() -> None:
+    # Kills check_scatter_destination 35 to 37 and 46.
+    from stridewave import CPU, Tensor
+
+    receiver, source = CPU(8), CPU(3)
+    onto = Tensor(receiver, Layout((4,)), offset=2)
+    with pytest.raises(IndexError) as info:
+        receiver.scatter(_whole(source), onto, Layout((3,), (2,)), 3)
+    message = str(info.value)
+    assert "scatter targets physical index 9 (source element 2)" in message, message
+    assert (
+        "check scatter_onto.offset=2, mapping_offset=3 and the mapping strides (2,) "
+        "(destinations span [5, 9])"
+    ) in message, message
