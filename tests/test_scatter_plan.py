@@ -386,3 +386,90 @@ def test_an_out_of_range_scatter_names_every_offset_and_the_strides() -> None:
         "check scatter_onto.offset=2, mapping_offset=3 and the mapping strides (2,) "
         "(destinations span [5, 9])"
     ) in message, message
+
+
+@pytest.mark.parametrize("threads", ["1", "2", "3"])
+def test_a_large_copy_is_whole_on_any_number_of_threads(
+    threads: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Kills _copy 33 (one thread: nothing copied), and _copy_blocks 43 (the tiles of a
+    # tall transpose cut along the wrong axis: rows past the first tiles left out).
+    monkeypatch.setenv("STRIDEWAVE_SCATTER_THREADS", threads)
+    for mapping in (Layout((1500, 1400), (1, 1500)), Layout((4000, 300), (1, 4000))):
+        values = np.arange(mapping.size, dtype=np.float32)
+        dest = np.zeros(mapping.size, np.float32)
+        scatter_numpy(dest, 0, mapping, values)
+        assert np.array_equal(dest[mapping.indices()], values)
+
+
+class _ShutDownPool:
+    """A pool at interpreter shutdown: it takes no new work."""
+
+    def submit(self, *args: object, **kwargs: object) -> NoReturn:
+        raise RuntimeError("cannot schedule new futures after interpreter shutdown")
+
+
+@pytest.mark.parametrize("threads", ["2", "3"])
+def test_a_large_copy_at_shutdown_runs_every_part_on_the_calling_thread(
+    threads: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An atexit hook may scatter after the pool stopped taking work: every part is
+    # then copied on the calling thread. Kills _copy 42, 49, 50.
+    monkeypatch.setenv("STRIDEWAVE_SCATTER_THREADS", threads)
+    monkeypatch.setattr(_scatter, "_executor", lambda workers: _ShutDownPool())
+    for mapping in (Layout((1500, 1400), (1, 1500)), Layout((3, 1 << 20))):
+        values = np.arange(mapping.size, dtype=np.float32)
+        dest = np.zeros(mapping.size, np.float32)
+        scatter_numpy(dest, 0, mapping, values)
+        assert np.array_equal(dest[mapping.indices()], values)
+
+
+def test_repeated_large_copies_reuse_one_pool(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Kills _copy 48 (a new pool per copy: idle threads pile up).
+    monkeypatch.setenv("STRIDEWAVE_SCATTER_THREADS", "2")
+    mapping = Layout((1500, 1400), (1, 1500))
+    values = np.arange(mapping.size, dtype=np.float32)
+    dest = np.zeros(mapping.size, np.float32)
+    for _ in range(10):
+        scatter_numpy(dest, 0, mapping, values)
+    copiers = [t for t in threading.enumerate() if t.name.startswith("stridewave-copy")]
+    assert 1 <= len(copiers) <= 8
+
+
+def test_a_broadcast_source_is_scattered_without_materializing_it() -> None:
+    # CONTRACT 7: n copies of one value are never built. Kills scatter_numpy 10, 11, 14
+    import tracemalloc
+
+    n = 1 << 20  # a materialized float32 copy would take 4 MiB
+    # (overlapping strides, resolved through unique slots: kills scatter_numpy 33 to 38)
+    for mapping in (Layout((n,), (0,)), Layout((n // 4, 4), (0, 1)), Layout((3, 3), (1, 1))):
+        values = np.broadcast_to(np.float32(3.0), (mapping.size,))
+        dest = np.zeros(6, np.float32)
+        tracemalloc.start()
+        try:
+            scatter_numpy(dest, 1, mapping, values)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert peak < (1 << 20), peak
+        assert dest[1 : 1 + mapping.max_index + 1].tolist() == [3.0] * (mapping.max_index + 1)
+
+
+def test_a_strided_view_never_reaches_outside_its_storage() -> None:
+    # A view checked in O(1) from min_index and max_index, at both ends, with the
+    # whole span named. Kills strided_view 9 to 12, 15, 18 to 28.
+    array = np.arange(4, dtype=np.float32)
+    assert _scatter.strided_view(array, 1, Layout((3,))).tolist() == [1.0, 2.0, 3.0]
+    assert _scatter.strided_view(array, 2, Layout((3,), (-1,))).tolist() == [2.0, 1.0, 0.0]
+    for base, layout, span in (
+        (2, Layout((3,)), "[2, 4]"),  # one past the end
+        (1, Layout((3,), (-1,)), "[-1, 1]"),  # one before the start
+    ):
+        with pytest.raises(IndexError) as info:
+            _scatter.strided_view(array, base, layout)
+        assert str(info.value).startswith(
+            f"the view {layout!r} at offset {base} addresses elements {span} but the "
+            "storage now holds 4 (C-contiguous: True);"
+        ), str(info.value)
+    with pytest.raises(IndexError, match=r"holds 4 \(C-contiguous: False\)"):
+        _scatter.strided_view(np.arange(8, dtype=np.float32)[::2], 0, Layout((2,)))

@@ -73,6 +73,7 @@ TARGETS: dict[str, Target] = {
 #: name, with the reason; docs/testing.md gives the same list. Names follow the
 #: source: re-review them when the module changes.
 _MA = "stridewave.carriers._normalize.x_materialize__mutmut_"
+_SC = "stridewave.carriers._scatter.x_"
 _SD = "stridewave.carriers._storage_dtypes.x_"
 _LO = "stridewave.layout.xǁLayoutǁ"
 _LC = "stridewave.carriers._lifecycle.xǁ_Lifecycleǁ"
@@ -131,6 +132,80 @@ EQUIVALENT: dict[str, str] = {
     f"{_SD}_int32_array__mutmut_19": "itemsize > 5: no integer dtype has 5 to 7 bytes",
     f"{_SD}_int32_array__mutmut_20": "kind 'u' or itemsize 4: also range-checks uint8/uint16 "
     "and non-native int32 arrays, which always fit (speed only)",
+    # -- carriers/_scatter.py --
+    **{
+        f"{_SC}unique_last__mutmut_{n}": "the scratch span or the dense/sparse threshold "
+        "changed: both algorithms are exact, only the choice between them moves (speed only)"
+        for n in (18, 20, 21, 22, 23, 24)
+    },
+    **{
+        f"{_SC}unique_last__mutmut_{n}": "np.full(span, -1) without dtype=int64: -1 makes "
+        "it NumPy's default integer, int64 on 64-bit platforms"
+        for n in (28, 31)
+    },
+    f"{_SC}unique_last__mutmut_33": "-2 for -1 as the 'not hit' mark: hits are found as >= 0",
+    f"{_SC}_extreme_element__mutmut_7": "s >= 0 for s > 0 next to 'and s != 0': the same test",
+    **{
+        f"{_SC}{fn}__mutmut_{n}": _STRICT
+        for fn, numbers in (
+            ("_extreme_element", (15, 18, 19, 24, 27, 28)),
+            ("_inner_axis", (7, 10, 11)),
+            ("source_values", (27, 28)),
+        )
+        for n in numbers
+    },
+    **{
+        f"{_SC}{fn}__mutmut_{n}": "reshape(-2) for reshape(-1): NumPy infers any negative extent"
+        for fn, n in (("source_values", 35), ("source_values", 39))
+    },
+    **{
+        f"{_SC}_inner_axis__mutmut_{n}": "another axis taken as the inner one, or the "
+        "fallback for no axis of extent > 1 (unreachable: a copy that large has one): the "
+        "tiles or slabs still cover the array (speed only)"
+        for n in (1, 3, 12, 13, 14, 15, 16, 19, 20)
+    },
+    **{
+        f"{_SC}_copy_blocks__mutmut_{n}": "other tiles or slabs that still cover the whole "
+        "array (some parts twice, or more than their share): the same copy (speed only)"
+        for n in (
+            *(19, 20, 26, 33, 37, 38, 39, 40, 44, 45, 46, 49, 53),
+            *(55, 58, 59, 61, 68, 70, 76, 79, 83, 84, 85, 86, 90),
+        )
+    },
+    **{
+        f"{_SC}_copy__mutmut_{n}": "the size or thread-count thresholds of the tiled, threaded "
+        "copy moved: the same copy on fewer or more threads (speed only)"
+        for n in (1, 2, 3, 4, 31, 32)
+    },
+    **{
+        f"{_SC}_copy__mutmut_{n}": "casting='same_kind' left out: it is np.copyto's default"
+        for n in (10, 28)
+    },
+    f"{_SC}_copy__mutmut_40": "enumerate from 0 at shutdown: the first part is copied twice, "
+    "with the same values",
+    **{
+        f"{_SC}_executor__mutmut_{n}": "the pool's max_workers left to its default: a copy "
+        "submits workers - 1 parts and waits for them, so no more threads run at once"
+        for n in (8, 10)
+    },
+    f"{_SC}normalize_source__mutmut_5": "size >= 1: a one-element broadcast is normalized as "
+    "one value either way",
+    f"{_SC}scatter_numpy__mutmut_17": "values[:2] for values[:1]: only one[0] is read",
+    f"{_SC}scatter_numpy__mutmut_68": "source_base != 1: a dropped zero-stride axis makes the "
+    "kept source strides non-row-major whenever source_base is 1, and a row-major source "
+    "with source_base 0 maps positions to themselves",
+    **{
+        f"stridewave.carriers._scatter.x\u01c1ScatterSource\u01c1host__mutmut_{n}": "the caller's name "
+        "for materialize's messages: a scatter source is a carrier's storage array (never "
+        "an object array, never 2-D), which reaches none of them"
+        for n in (8, 13, 14)
+    },
+    **{
+        f"{_SC}plan_scatter__mutmut_{n}": "the fields of an empty mapping's plan: every "
+        "caller (scatter_indices, scatter_numpy, Metal) returns on dest.size == 0 first"
+        for n in (10, 16, 17)
+    },
+    **{f"{_SC}plan_scatter__mutmut_{n}": _STRICT for n in (28, 32, 33)},
     # -- carriers/_lifecycle.py --
     **dict.fromkeys(
         (
