@@ -226,10 +226,17 @@ int_bound(PyObject *bound, long long *out)
     return 1;
 }
 
-/* Store value into slot i if it takes the fast path; return 1 if stored, else 0.
+/* The bytes a fast-path value stores: a binary32, an int32 or a bool byte. */
+typedef union {
+    float f;
+    int i;
+    unsigned char b;
+} Packed;
+
+/* Pack value if it takes the fast path; return 1 if packed, else 0 (nothing raised).
    Python's test: type(value) is _fast_type and _fast_low <= value <= _fast_high. */
 static int
-write_slot(Core *self, Py_ssize_t i, PyObject *value)
+pack_value(Core *self, PyObject *value, Packed *out)
 {
     if (!self->writable || fast_kind(self) != self->kind) {
         return 0;
@@ -237,7 +244,6 @@ write_slot(Core *self, Py_ssize_t i, PyObject *value)
     switch (self->kind) {
     case KIND_F32: {
         double x, low, high;
-        float f;
         if (!PyFloat_CheckExact(value) || self->fast_low == NULL || self->fast_high == NULL
             || !PyFloat_CheckExact(self->fast_low) || !PyFloat_CheckExact(self->fast_high)) {
             return 0;
@@ -248,17 +254,12 @@ write_slot(Core *self, Py_ssize_t i, PyObject *value)
         if (!(low <= x && x <= high)) { /* NaN fails too */
             return 0;
         }
-        f = (float)x; /* the one rounding, as memoryview's pack does */
-        if (isinf(f)) { /* unreachable with the table's bounds: memoryview would refuse */
-            return 0;
-        }
-        memcpy(self->buf + 4 * i, &f, 4);
-        return 1;
+        out->f = (float)x; /* the one rounding, as memoryview's pack does */
+        return !isinf(out->f); /* always finite with the table's bounds */
     }
     case KIND_I32: {
         int overflow = 0;
         long long v, low, high;
-        int stored;
         if (!PyLong_CheckExact(value) || !int_bound(self->fast_low, &low)
             || !int_bound(self->fast_high, &high)) {
             return 0;
@@ -271,8 +272,7 @@ write_slot(Core *self, Py_ssize_t i, PyObject *value)
         if (v < low || v > high || v < INT_MIN || v > INT_MAX) {
             return 0;
         }
-        stored = (int)v;
-        memcpy(self->buf + 4 * i, &stored, 4);
+        out->i = (int)v;
         return 1;
     }
     case KIND_BOOL: {
@@ -285,7 +285,7 @@ write_slot(Core *self, Py_ssize_t i, PyObject *value)
         if (v < low || v > high) {
             return 0;
         }
-        self->buf[i] = (char)v;
+        out->b = (unsigned char)v;
         return 1;
     }
     default:
@@ -373,6 +373,7 @@ fast_set(Core *self, PyObject *index, PyObject *value)
     Py_ssize_t i;
     long long version;
     int overflow = 0;
+    Packed packed;
     PyObject *next, *old;
     if (self->gate == NULL || self->gate == Py_None) { /* closed: the locked path */
         return 0;
@@ -383,16 +384,21 @@ fast_set(Core *self, PyObject *index, PyObject *value)
     }
     version = PyLong_AsLongLongAndOverflow(self->version, &overflow);
     if (overflow || version < 0 || version == LLONG_MAX) {
-        PyErr_Clear();
+        PyErr_Clear(); /* not a count the fast path steps: the Python path does */
         return 0;
     }
-    next = PyLong_FromLongLong(version + 1); /* made before the write: all or nothing */
+    if (!pack_value(self, value, &packed)) {
+        return 0;
+    }
+    next = PyLong_FromLongLong(version + 1); /* made before the store: all or nothing */
     if (next == NULL) {
         return -1;
     }
-    if (!write_slot(self, i, value)) {
-        Py_DECREF(next);
-        return 0;
+    if (self->kind == KIND_BOOL) {
+        self->buf[i] = (char)packed.b;
+    }
+    else {
+        memcpy(self->buf + 4 * i, &packed, 4);
     }
     old = self->version;
     self->version = next;
