@@ -39,6 +39,102 @@ def best(fn: Callable[[], Any], number: int, rounds: int = 7) -> float:
     return out * 1e6
 
 
+def measure(
+    label: str, number: int, ours_fn: Any, raw_fn: Any, raw_args: Any, ours_args: Any, ctx: Any
+) -> None:
+    """Print one case's phases and memory figures."""
+    mx, device, metal, backend = ctx
+
+    def raw_ctx() -> Any:
+        with mx.stream(device):
+            out = raw_fn(*raw_args)
+        mx.eval(out)
+        return out
+
+    def raw_plain() -> Any:
+        out = raw_fn(*raw_args)
+        mx.eval(out)
+        return out
+
+    def raw_flat_twice() -> Any:
+        out = raw_fn(*raw_args)
+        mx.eval(out)
+        flat = out.reshape(-1)
+        mx.eval(flat)
+        return flat
+
+    def raw_flat_once() -> Any:
+        flat = raw_fn(*raw_args).reshape(-1)
+        mx.eval(flat)
+        return flat
+
+    flat_args = [mx.flatten(x) for x in raw_args]
+    mx.eval(*flat_args)
+    shapes = [x.shape for x in raw_args]
+
+    def raw_reshaped() -> Any:  # the operands reshaped from 1-D per call, as read() does
+        out = raw_fn(*[f.reshape(sh) for f, sh in zip(flat_args, shapes, strict=True)])
+        out = out.reshape(-1)
+        mx.eval(out)
+        return out
+
+    def raw_async() -> Any:  # scheduled, then awaited (what a settled result costs)
+        out = raw_fn(*raw_args).reshape(-1)
+        mx.async_eval(out)
+        mx.eval(out)
+        return out
+
+    def ours() -> Any:
+        out = ours_fn(*ours_args)
+        mx.eval(out._carrier._mx_array)  # its evaluation is scheduled, not awaited
+        return out
+
+    def ours_unsettled() -> Any:
+        return ours_fn(*ours_args)
+
+    def reads() -> Any:
+        return [read(t, metal) for t in ours_args]
+
+    arrays = reads()
+
+    def op_on_read() -> Any:
+        with mx.stream(device):
+            out = raw_fn(*arrays)
+        mx.eval(out)
+        return out
+
+    evaluated = raw_plain()
+
+    def adopt() -> Any:
+        return backend.adopt(evaluated, metal)
+
+    figures = {
+        "raw (stream ctx)": best(raw_ctx, number),
+        "raw": best(raw_plain, number),
+        "raw+eval+flat+eval": best(raw_flat_twice, number),
+        "raw+flat+eval": best(raw_flat_once, number),
+        "raw reshaped per call": best(raw_reshaped, number),
+        "raw async+eval": best(raw_async, number),
+        "ours": best(ours, number),
+        "ours, not awaited": best(ours_unsettled, number),
+        "read operands": best(reads, number),
+        "op+eval on read": best(op_on_read, number),
+        "adopt evaluated": best(adopt, number),
+    }
+    print(f"== {label}")
+    print("  " + "  ".join(f"{k}: {v:8.1f} us" for k, v in figures.items()))
+    for side, fn in (("raw", raw_plain), ("ours", ours)):
+        mx.clear_cache()
+        before = mx.get_active_memory(), mx.get_cache_memory()
+        for _ in range(number):
+            fn()
+        after = mx.get_active_memory(), mx.get_cache_memory()
+        print(
+            f"  memory {side}: active {before[0] / 1e6:.1f} -> {after[0] / 1e6:.1f} MB, "
+            f"cache {before[1] / 1e6:.1f} -> {after[1] / 1e6:.1f} MB"
+        )
+
+
 def main() -> None:
     mx = _import_mlx()
     device, name = _select_device(mx)
@@ -64,72 +160,8 @@ def main() -> None:
         ("matmul 2000", 10, xp.matmul, mx.matmul, (p_mx, q_mx), (p, q)),
         ("add 1 element", 500, xp.add, mx.add, (one_mx, one_mx), (one, one)),
     ]
-    for label, number, ours_fn, raw_fn, raw_args, ours_args in cases:
-
-        def raw_ctx() -> Any:
-            with mx.stream(device):
-                out = raw_fn(*raw_args)
-            mx.eval(out)
-            return out
-
-        def raw_plain() -> Any:
-            out = raw_fn(*raw_args)
-            mx.eval(out)
-            return out
-
-        def raw_flat_twice() -> Any:
-            out = raw_fn(*raw_args)
-            mx.eval(out)
-            flat = out.reshape(-1)
-            mx.eval(flat)
-            return flat
-
-        def raw_flat_once() -> Any:
-            flat = raw_fn(*raw_args).reshape(-1)
-            mx.eval(flat)
-            return flat
-
-        def ours() -> Any:
-            return ours_fn(*ours_args)
-
-        def reads() -> Any:
-            return [read(t, metal) for t in ours_args]
-
-        arrays = reads()
-
-        def op_on_read() -> Any:
-            with mx.stream(device):
-                out = raw_fn(*arrays)
-            mx.eval(out)
-            return out
-
-        evaluated = raw_plain()
-
-        def adopt() -> Any:
-            return backend.adopt(evaluated, metal)
-
-        figures = {
-            "raw (stream ctx)": best(raw_ctx, number),
-            "raw": best(raw_plain, number),
-            "raw+eval+flat+eval": best(raw_flat_twice, number),
-            "raw+flat+eval": best(raw_flat_once, number),
-            "ours": best(ours, number),
-            "read operands": best(reads, number),
-            "op+eval on read": best(op_on_read, number),
-            "adopt evaluated": best(adopt, number),
-        }
-        print(f"== {label}")
-        print("  " + "  ".join(f"{k}: {v:8.1f} us" for k, v in figures.items()))
-        for side, fn in (("raw", raw_plain), ("ours", ours)):
-            mx.clear_cache()
-            before = mx.get_active_memory(), mx.get_cache_memory()
-            for _ in range(number):
-                fn()
-            after = mx.get_active_memory(), mx.get_cache_memory()
-            print(
-                f"  memory {side}: active {before[0] / 1e6:.1f} -> {after[0] / 1e6:.1f} MB, "
-                f"cache {before[1] / 1e6:.1f} -> {after[1] / 1e6:.1f} MB"
-            )
+    for case in cases:
+        measure(*case, ctx=(mx, device, metal, backend))
 
     prof = cProfile.Profile()
     prof.enable()

@@ -239,6 +239,12 @@ def contiguous_layout(shape: tuple[int, ...]) -> Layout:
     return Layout(shape)
 
 
+@functools.lru_cache(maxsize=1024)
+def strided_layout(shape: tuple[int, ...], strides: tuple[int, ...]) -> Layout:
+    """Return ``Layout(shape, strides)`` (cached: a loop slicing alike validates once)."""
+    return Layout(shape, strides)
+
+
 _EMPTY: Final = Layout((0,))
 
 

@@ -20,11 +20,11 @@ from stridewave.array_api._array import (
     backend_for,
     contiguous_layout,
     read,
+    strided_layout,
     wrap,
     write,
 )
 from stridewave.dtypes import DType
-from stridewave.layout import Layout
 from stridewave.tensor import Tensor
 
 __all__ = ["getitem", "setitem"]
@@ -168,7 +168,7 @@ def getitem(x: Array, key: object) -> Array:
         if strides == contiguous_layout(shape).strides:
             view_layout = contiguous_layout(shape)
         else:
-            view_layout = Layout(shape, strides)
+            view_layout = strided_layout(tuple(shape), tuple(strides))
         carrier = x._carrier
         assert carrier is not None
         return _array._make(carrier, view_layout, offset, x._device)
