@@ -353,14 +353,19 @@ def _build(
     if entry is _HOST:
         return host
     impl: Callable[..., Any] = entry(mx) if callable(entry) else getattr(mx, entry)
+    array_type, schedule = mx.array, mx.async_eval
 
     @functools.wraps(impl)
     def on_device(*args: Any, **kwargs: Any) -> Any:
         try:
             with backend.stream():
-                return impl(*args, **kwargs)
+                out = impl(*args, **kwargs)
         except _NeedsHost:
             return host(*args, **kwargs)
+        if type(out) is array_type:
+            # Launch now, before the Python that adopts the result (see adopt()).
+            schedule(out)
+        return out
 
     return on_device
 
@@ -666,8 +671,9 @@ def _vecdot(mx: Any) -> Callable[..., Any]:
 
 def _inexact(mx: Any, *arrays: Any) -> None:
     """MLX multiplies matrices of floating dtypes only: hand integer ones to NumPy."""
-    if any(not mx.issubdtype(a.dtype, mx.floating) for a in arrays):
-        raise _NeedsHost
+    for a in arrays:
+        if a.dtype != mx.float32 and not mx.issubdtype(a.dtype, mx.floating):
+            raise _NeedsHost
 
 
 def _matmul(mx: Any) -> Callable[..., Any]:
