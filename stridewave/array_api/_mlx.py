@@ -118,9 +118,7 @@ class MLXBackend:
             return storage  # the whole carrier, in order: the MLX array itself
         cache = getattr(tensor, "_host", None)
         if (
-            cache is not None
-            and cache[1] is storage
-            and cache[2] == tensor._carrier._version  # type: ignore[union-attr]
+            cache is not None and cache[1] is storage and cache[2] == tensor._carrier._version  # type: ignore[union-attr]
         ):
             # The N-d result this Array was adopted from (a view of the same buffer):
             # no new reshape in every graph that reads the Array.
