@@ -158,6 +158,14 @@ def main() -> None:
         ("add 1e7", 20, xp.add, mx.add, (a_mx, b_mx), (a, b)),
         ("sum 1e7", 20, xp.sum, mx.sum, (a_mx,), (a,)),
         ("matmul 2000", 10, xp.matmul, mx.matmul, (p_mx, q_mx), (p, q)),
+        (
+            "a[::2] * 2 1e7",
+            20,
+            lambda x: x[::2] * 2,
+            lambda x: x[::2] * 2,
+            (a_mx,),
+            (a,),
+        ),
         ("add 1 element", 500, xp.add, mx.add, (one_mx, one_mx), (one, one)),
     ]
     for case in cases:
