@@ -46,6 +46,7 @@ from typing_extensions import CapsuleType, Self
 from stridewave.carriers import _messages
 
 if TYPE_CHECKING:
+    from stridewave.carriers._capabilities import Capabilities
     from stridewave.dtypes import DType
 
 __all__ = [
@@ -291,6 +292,7 @@ class _Protocols:
         _slots: int
         _released: bool
         _version: int
+        capabilities: Capabilities
 
         def __array__(
             self, dtype: npt.DTypeLike | None = None, copy: bool | None = None
@@ -445,12 +447,14 @@ class _Protocols:
         Raises
         ------
         BufferError
-            If a writable buffer is requested, or the carrier is a Metal carrier (its
-            storage is on the MLX device; ``numpy.asarray`` gives a snapshot).
+            If a writable buffer is requested, or the carrier exports no views (Metal,
+            and an Evictable over Metal: the storage is on the MLX device;
+            ``numpy.asarray`` gives a snapshot).
         RuntimeError
             If the carrier is released.
         """
-        if self._mlx_storage() is not None:
+        self._require_live("export a buffer")
+        if not self.capabilities.exports_views or self._mlx_storage() is not None:
             # Not a host carrier: refusing keeps numpy.asarray on Metal's own __array__
             # (a snapshot; copy=False refused), which NumPy reaches when this fails.
             raise BufferError(
