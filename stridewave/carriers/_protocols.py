@@ -474,7 +474,7 @@ class _Protocols:
         if flags == 0:  # PyBUF_SIMPLE: raw bytes, no format, and no read-only promise
             # kept by the one consumer known to ask this way (PyTorch's asarray wraps
             # the buffer in a writable tensor): a private copy of the bytes.
-            return memoryview(np.array(self.__array__(), copy=True))
+            return memoryview(np.array(self.__array__(), copy=True))  # type: ignore[arg-type,unused-ignore]
         return memoryview(self.__array__())  # type: ignore[arg-type,unused-ignore]
 
     def __mlx_array__(self) -> Any:
