@@ -360,10 +360,11 @@ def _build(
                 out = impl(*args, **kwargs)
         except _NeedsHost:
             return host(*args, **kwargs)
-        if type(out) is array_type and out.ndim == 1:
-            # Launch now, before the Python that adopts the result (see adopt()). A
-            # result of another rank is launched by adopt() with its flat form: one
-            # submission, where two would cost a second round trip on CUDA.
+        if type(out) is array_type:
+            # Launch now, before the Python that adopts the result (see adopt()): that
+            # Python then runs while the device computes. (A result of another rank is
+            # launched again by adopt() with its flat form; measured on the H200,
+            # benchmarks/gpu/probe_reshape.py, that costs less than launching once late.)
             schedule(out)
         return out
 
