@@ -582,9 +582,12 @@ def _binary(name: str, reflected: bool = False) -> Callable[[Array, object], Any
 
     def method(self: Array, other: object) -> Any:
         kind = type(other)
-        if kind is not Array and kind not in _SCALARS and not isinstance(other, Tensor):
-            if not isinstance(other, _SCALARS):
-                return NotImplemented
+        if (
+            kind is not Array
+            and kind not in _SCALARS
+            and not isinstance(other, (Tensor, *_SCALARS))  # (subclasses of scalars too)
+        ):
+            return NotImplemented
         if not found:
             from stridewave.array_api import _functions
 

@@ -360,8 +360,10 @@ def _build(
                 out = impl(*args, **kwargs)
         except _NeedsHost:
             return host(*args, **kwargs)
-        if type(out) is array_type:
-            # Launch now, before the Python that adopts the result (see adopt()).
+        if type(out) is array_type and out.ndim == 1:
+            # Launch now, before the Python that adopts the result (see adopt()). A
+            # result of another rank is launched by adopt() with its flat form: one
+            # submission, where two would cost a second round trip on CUDA.
             schedule(out)
         return out
 

@@ -442,7 +442,11 @@ class _Protocols:
         Returns
         -------
         memoryview
-            Read-only, 1-D, ``size()`` items of the storage format, zero-copy.
+            Read-only, 1-D, ``size()`` items of the storage format, zero-copy, for a
+            request that asks for the format (``memoryview(c)``, NumPy). A raw-bytes
+            request (``PyBUF_SIMPLE``, as ``hashlib`` and PyTorch's
+            ``asarray``) gets a private copy of the bytes instead: PyTorch wraps such
+            a buffer in a writable tensor whatever its read-only flag says.
 
         Raises
         ------
@@ -467,6 +471,10 @@ class _Protocols:
                 f"set_value / scatter, which keep the version); use numpy.array(c) for "
                 f"a writable copy."
             )
+        if flags == 0:  # PyBUF_SIMPLE: raw bytes, no format, and no read-only promise
+            # kept by the one consumer known to ask this way (PyTorch's asarray wraps
+            # the buffer in a writable tensor): a private copy of the bytes.
+            return memoryview(np.array(self.__array__(), copy=True))  # type: ignore[arg-type,unused-ignore]
         return memoryview(self.__array__())  # type: ignore[arg-type,unused-ignore]
 
     def __mlx_array__(self) -> Any:
