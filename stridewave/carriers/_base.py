@@ -59,8 +59,9 @@ the spec asks of an ordinary custom carrier. A composite overrides the methods
 
 Write paths and the lifecycle: see :mod:`stridewave.carriers._lifecycle`. The scalar paths are
 inlined here (one cached flag, one index check, one normalizer call, one backend
-call, one version step) so that per-element access stays within a small multiple of
-NumPy's own ``ndarray.item``/``__setitem__``.
+call, one version step) in ``_ScalarPath``, the pure-Python reference; where the
+optional C accelerator (``_speedups.c``) is built, a C base type does their common
+case in front of it and calls it for everything else (docs/architecture.md).
 """
 
 from __future__ import annotations
