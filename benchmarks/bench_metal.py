@@ -200,6 +200,9 @@ def main(argv: list[str] | None = None) -> int:
         f"Python {platform.python_version()}, {platform.machine()}"
     )
     print(f"Metal device: {probe.device()}; mx.default_device() = {mx.default_device()}")
+    from stridewave.carriers._base import SCALAR_PATH
+
+    print(f"scalar paths: {SCALAR_PATH}")
     sizes = [args.n] + ([10**8] if args.big and args.n != 10**8 else [])
     for n in sizes:
         print(f"\n== N = {n:,} Float32 ({n * 4 / 1e6:.0f} MB)")

@@ -16,6 +16,10 @@ settings.register_profile(
 )
 settings.register_profile("dev", max_examples=100, deadline=None)
 settings.register_profile("nightly", max_examples=2000, deadline=None)
+# JAX (an optional interop consumer) would take 75 % of a GPU's memory when first used,
+# which the Metal carriers on the same GPU (MLX's CUDA backend) then miss.
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
 

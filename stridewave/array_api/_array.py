@@ -239,6 +239,12 @@ def contiguous_layout(shape: tuple[int, ...]) -> Layout:
     return Layout(shape)
 
 
+@functools.lru_cache(maxsize=1024)
+def strided_layout(shape: tuple[int, ...], strides: tuple[int, ...]) -> Layout:
+    """Return ``Layout(shape, strides)`` (cached: a loop slicing alike validates once)."""
+    return Layout(shape, strides)
+
+
 _EMPTY: Final = Layout((0,))
 
 
@@ -572,12 +578,21 @@ _SCALARS: Final = (bool, int, float)
 
 
 def _binary(name: str, reflected: bool = False) -> Callable[[Array, object], Any]:
-    def method(self: Array, other: object) -> Any:
-        if not isinstance(other, (Tensor, *_SCALARS)):
-            return NotImplemented
-        from stridewave.array_api import _functions
+    found: list[Callable[[object, object], Any]] = []  # the function, looked up once
 
-        func = getattr(_functions, name)
+    def method(self: Array, other: object) -> Any:
+        kind = type(other)
+        if (
+            kind is not Array
+            and kind not in _SCALARS
+            and not isinstance(other, (Tensor, *_SCALARS))  # (subclasses of scalars too)
+        ):
+            return NotImplemented
+        if not found:
+            from stridewave.array_api import _functions
+
+            found.append(getattr(_functions, name))
+        func = found[0]
         return func(other, self) if reflected else func(self, other)
 
     method.__name__ = f"__{'r' if reflected else ''}{name}__"

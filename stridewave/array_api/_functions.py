@@ -93,6 +93,25 @@ def _document_all(pairs: Sequence[tuple[Callable[..., Any], str]]) -> None:
 
 
 def _device_of_args(values: Sequence[object], device: object = None) -> Device:
+    if device is None:
+        # The common case first: Arrays (and scalars) only, all on one device.
+        quick: Device | None = None
+        for value in values:
+            kind = type(value)
+            if kind is Array:
+                if quick is None:
+                    quick = value._device  # type: ignore[attr-defined]
+                elif value._device != quick:  # type: ignore[attr-defined]
+                    break  # (the general path below raises the error)
+            elif (
+                kind is list
+                or kind is tuple
+                or (kind not in _SCALAR_TYPES and isinstance(value, Tensor))
+            ):
+                break
+        else:
+            if quick is not None:
+                return quick
     found = common_device(_flat(values))
     if device is not None:
         wanted = as_device(device)
@@ -103,6 +122,9 @@ def _device_of_args(values: Sequence[object], device: object = None) -> Device:
             )
         return wanted
     return found if found is not None else default_device()
+
+
+_SCALAR_TYPES: Final = frozenset({bool, int, float, type(None), str})
 
 
 def _flat(values: Sequence[object]) -> list[object]:
@@ -130,7 +152,10 @@ def _apply(
     sources: list[Tensor] = []
 
     def convert(value: Any) -> Any:
-        if isinstance(value, Tensor):
+        kind = type(value)
+        if kind in _SCALAR_TYPES:
+            return value
+        if kind is Array or isinstance(value, Tensor):
             sources.append(value)
             return read(value, device)
         if isinstance(value, (list, tuple)) and builtins.any(isinstance(v, Tensor) for v in value):
@@ -168,7 +193,7 @@ def _unary(name: str, summary: str) -> Callable[[Any], Array]:
     rounding = name in ("ceil", "floor", "round", "trunc")
 
     def func(x: Any, /) -> Array:
-        if not isinstance(x, Tensor):
+        if type(x) is not Array and not isinstance(x, Tensor):
             raise TypeError(f"{name} expects an array, got {type(x).__name__} {x!r}.")
         device = x._device if type(x) is Array else _device_of_args((x,))
         backend = backend_for(device)
@@ -186,9 +211,9 @@ def _unary(name: str, summary: str) -> Callable[[Any], Array]:
 
 def _binary(name: str, summary: str) -> Callable[[Any, Any], Array]:
     def func(x1: Any, x2: Any, /) -> Array:
-        if isinstance(x1, Tensor):
+        if type(x1) is Array or isinstance(x1, Tensor):
             device = x1._device if type(x1) is Array else _device_of_args((x1,))
-            if isinstance(x2, Tensor):
+            if type(x2) is Array or isinstance(x2, Tensor):
                 other = x2._device if type(x2) is Array else _device_of_args((x2,))
                 if other != device:
                     raise ValueError(
@@ -918,7 +943,8 @@ def _acc_dtype(x: Any, dtype: object) -> Any:
         if dtype is not None
         else (DType.Float32 if x.dtype is DType.Float32 else DType.Int32)
     )
-    return backend_for(_device_of_args((x,))).backend_dtype(chosen)
+    device = x._device if type(x) is Array else _device_of_args((x,))
+    return backend_for(device).backend_dtype(chosen)
 
 
 def cumulative_sum(

@@ -20,11 +20,11 @@ from stridewave.array_api._array import (
     backend_for,
     contiguous_layout,
     read,
+    strided_layout,
     wrap,
     write,
 )
 from stridewave.dtypes import DType
-from stridewave.layout import Layout
 from stridewave.tensor import Tensor
 
 __all__ = ["getitem", "setitem"]
@@ -158,8 +158,39 @@ def _backend_key(key: tuple[Any, ...], device: _array.Device) -> tuple[Any, ...]
     return tuple(out)
 
 
+def _one_slice(x: Array, key: slice) -> Array | None:
+    """``x[start:stop:step]`` of a 1-D array with int/None bounds (the common case).
+
+    The same geometry as :func:`basic_geometry` gives, without its general loop; None
+    for anything else (the general path then decides, and raises where it must).
+    """
+    layout = x.layout
+    if len(layout.shape) != 1:
+        return None
+    start, stop, step = key.start, key.stop, key.step
+    for bound in (start, stop, step):
+        if bound is not None and type(bound) is not int:
+            return None
+    if step == 0:
+        return None
+    first, end, step_ = key.indices(layout.shape[0])
+    length = len(range(first, end, step_))
+    offset = x._offset + first * layout.strides[0] if length else 0
+    stride = step_ * layout.strides[0]
+    view_layout = (
+        contiguous_layout((length,)) if stride == 1 else strided_layout((length,), (stride,))
+    )
+    carrier = x._carrier
+    assert carrier is not None
+    return _array._make(carrier, view_layout, offset, x._device)
+
+
 def getitem(x: Array, key: object) -> Array:
     """Return ``x[key]``: a view for basic keys, a fresh array otherwise."""
+    if type(key) is slice:
+        quick = _one_slice(x, key)
+        if quick is not None:
+            return quick
     key_t = _key_tuple(key)
     layout = x.layout
     geometry = basic_geometry(layout.shape, layout.strides, x._offset, key_t)
@@ -168,7 +199,7 @@ def getitem(x: Array, key: object) -> Array:
         if strides == contiguous_layout(shape).strides:
             view_layout = contiguous_layout(shape)
         else:
-            view_layout = Layout(shape, strides)
+            view_layout = strided_layout(tuple(shape), tuple(strides))
         carrier = x._carrier
         assert carrier is not None
         return _array._make(carrier, view_layout, offset, x._device)

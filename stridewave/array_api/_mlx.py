@@ -21,9 +21,8 @@ copy. These two private accesses are the whole contact with the carrier internal
 
 from __future__ import annotations
 
-import contextlib
 import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, Final
 
 import numpy as np
@@ -66,12 +65,13 @@ def _mlx_device() -> tuple[Any, str]:
 
 def _storage(carrier: Any) -> Any:
     """Return the live 1-D MLX array of a Metal carrier (an Evictable: of its primary)."""
-    if isinstance(carrier, Evictable):
-        if carrier.is_evicted():
-            np.asarray(carrier)  # pages the values back in (carrier rule)
-        carrier = carrier.primary
-    if not isinstance(carrier, Metal):
-        raise TypeError(f"{carrier!r} is not a Metal carrier.")
+    if type(carrier) is not Metal:  # (the common case skips two ABC instance checks)
+        if isinstance(carrier, Evictable):
+            if carrier.is_evicted():
+                np.asarray(carrier)  # pages the values back in (carrier rule)
+            carrier = carrier.primary
+        if not isinstance(carrier, Metal):
+            raise TypeError(f"{carrier!r} is not a Metal carrier.")
     array = carrier._mx_array
     if array is None:
         raise RuntimeError(
@@ -96,12 +96,14 @@ class MLXBackend:
         self._from_mx: dict[Any, DType] = {v: k for k, v in self._to_mx.items()}
         self.ns = _Namespace(self)
 
-    @contextlib.contextmanager
-    def stream(self) -> Iterator[None]:
-        """Run the enclosed MLX calls on the Metal carriers' device."""
+    def stream(self) -> Any:
+        """Return a context that runs the enclosed MLX calls on the Metal carriers' device.
+
+        MLX's own context object, made per call (a generator-based context manager
+        would add about a microsecond to every operation).
+        """
         device, _name = _mlx_device()
-        with self.mx.stream(device):
-            yield
+        return self.mx.stream(device)
 
     # -- reading and adopting ------------------------------------------------------------
 
@@ -112,6 +114,15 @@ class MLXBackend:
         assert layout is not None
         offset = tensor._offset
         size = int(storage.shape[0])
+        if offset == 0 and layout.strides == (1,) and layout.shape[0] == size:
+            return storage  # the whole carrier, in order: the MLX array itself
+        cache = getattr(tensor, "_host", None)
+        if (
+            cache is not None and cache[1] is storage and cache[2] == tensor._carrier._version  # type: ignore[union-attr]
+        ):
+            # The N-d result this Array was adopted from (a view of the same buffer):
+            # no new reshape in every graph that reads the Array.
+            return cache[0]
         if layout.size and (offset + layout.min_index < 0 or offset + layout.max_index >= size):
             raise IndexError(
                 f"{tensor!r} addresses slots outside its carrier of {size} slots (the "
@@ -151,17 +162,33 @@ class MLXBackend:
 
     def adopt(self, result: Any, device: Device) -> Array:
         """Adopt an MLX result as a fresh Metal carrier (no copy once evaluated)."""
-        dtype = self.dtype(result)
-        if result.dtype != self._to_mx[dtype]:
-            with self.stream():
-                result = result.astype(self._to_mx[dtype])
+        dtype = self._from_mx.get(result.dtype) or self.dtype(result)
         shape = tuple(result.shape)
-        self.mx.eval(result)  # evaluated first: the flat reshape is then a view
-        flat = result if result.ndim == 1 else result.reshape(-1)
-        mx_device, name = _mlx_device()
+        # The device the operation ran on (stream() validated it for this call).
+        mx_device, name = _Device.device, _Device.name
+        if mx_device is None:
+            mx_device, name = _mlx_device()
+        target = self._to_mx[dtype]
+        flat = result
+        if result.dtype != target or len(shape) != 1:
+            with self.mx.stream(mx_device):
+                if result.dtype != target:
+                    result = result.astype(target)
+                flat = result.reshape(-1) if len(shape) != 1 else result  # a view
+        # Scheduled, not waited for: the device computes while Python builds the
+        # carrier, and whoever reads the values first waits (the carrier evaluates
+        # before every host access; MLX orders later operations after it). Waiting
+        # here, as raw MLX code calling mx.eval does, would put this call's Python
+        # time on top of the device's. docs/array-api.md, "Lazy results".
+        self.mx.async_eval(flat)
         carrier = Metal.__new__(Metal)
-        carrier._adopt(flat, mx_device, name, dtype, mutable=True)
-        return _make(carrier, contiguous_layout(shape), 0, device)
+        carrier._adopt(flat, mx_device, name, dtype, mutable=True, evaluate=False)
+        out = _make(carrier, contiguous_layout(shape), 0, device)
+        if flat is not result:
+            # Keep the N-d form for read() while the carrier is unwritten (version 0)
+            # and holds this very array (docs/array-api.md, "Lazy results").
+            out._host = (result, flat, 0)
+        return out
 
     # -- conversions ----------------------------------------------------------------------
 
@@ -324,14 +351,22 @@ def _build(
     if entry is _HOST:
         return host
     impl: Callable[..., Any] = entry(mx) if callable(entry) else getattr(mx, entry)
+    array_type, schedule = mx.array, mx.async_eval
 
     @functools.wraps(impl)
     def on_device(*args: Any, **kwargs: Any) -> Any:
         try:
             with backend.stream():
-                return impl(*args, **kwargs)
+                out = impl(*args, **kwargs)
         except _NeedsHost:
             return host(*args, **kwargs)
+        if type(out) is array_type:
+            # Launch now, before the Python that adopts the result (see adopt()): that
+            # Python then runs while the device computes. (A result of another rank is
+            # launched again by adopt() with its flat form; measured on the H200,
+            # benchmarks/gpu/probe_reshape.py, that costs less than launching once late.)
+            schedule(out)
+        return out
 
     return on_device
 
@@ -342,8 +377,8 @@ _HOST: Final = object()
 def _sum_like(name: str) -> Callable[[Any], Callable[..., Any]]:
     def make(mx: Any) -> Callable[..., Any]:
         def func(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
-            if dtype is not None:
-                x = x.astype(dtype)
+            if dtype is not None and x.dtype != dtype:
+                x = x.astype(dtype)  # (an astype to the same dtype would copy)
             return getattr(mx, name)(x, axis=axis, keepdims=keepdims)
 
         return func
@@ -378,7 +413,7 @@ def _cumulative(name: str, initial: int) -> Callable[[Any], Callable[..., Any]]:
                 if x.ndim > 1:
                     raise ValueError("axis is required for arrays of more than one axis.")
                 axis = 0
-            if dtype is not None:
+            if dtype is not None and x.dtype != dtype:
                 x = x.astype(dtype)
             out = getattr(mx, name)(x, axis=axis)
             if include_initial:
@@ -637,8 +672,9 @@ def _vecdot(mx: Any) -> Callable[..., Any]:
 
 def _inexact(mx: Any, *arrays: Any) -> None:
     """MLX multiplies matrices of floating dtypes only: hand integer ones to NumPy."""
-    if any(not mx.issubdtype(a.dtype, mx.floating) for a in arrays):
-        raise _NeedsHost
+    for a in arrays:
+        if a.dtype != mx.float32 and not mx.issubdtype(a.dtype, mx.floating):
+            raise _NeedsHost
 
 
 def _matmul(mx: Any) -> Callable[..., Any]:

@@ -3,7 +3,8 @@
 Generic and CPU keep a ``numpy.ndarray``; FileBacked a ``numpy.memmap`` (a subclass).
 The hooks bind a ``memoryview`` of the array as the scalar accessor (``store[i]`` reads a
 Python scalar, ``store[i] = v`` writes), so a scalar read or write costs one builtin
-subscript past the checks.
+subscript past the checks; the C accelerator, where built, caches that memoryview's
+buffer and reads and writes it directly.
 """
 
 from __future__ import annotations

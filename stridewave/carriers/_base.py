@@ -59,17 +59,23 @@ the spec asks of an ordinary custom carrier. A composite overrides the methods
 
 Write paths and the lifecycle: see :mod:`stridewave.carriers._lifecycle`. The scalar paths are
 inlined here (one cached flag, one index check, one normalizer call, one backend
-call, one version step) so that per-element access stays within a small multiple of
-NumPy's own ``ndarray.item``/``__setitem__``.
+call, one version step) in ``_ScalarPath``, the pure-Python reference; where the
+optional C accelerator (``_speedups.c``) is built, a C base type does their common
+case in front of it and calls it for everything else (docs/architecture.md).
 """
 
 from __future__ import annotations
 
 import abc
+import importlib
 import inspect
+import os
+import sys
+import sysconfig
 import weakref
 from collections.abc import Callable, Iterator
-from typing import Any, ClassVar, NoReturn, SupportsIndex
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, ClassVar, NoReturn, SupportsIndex
 
 import numpy as np
 import numpy.typing as npt
@@ -93,7 +99,7 @@ from stridewave.dtypes import DType
 from stridewave.interop import export_dtype
 from stridewave.layout import Layout
 
-__all__ = ["Carrier", "check_flag", "check_pickled", "check_size"]
+__all__ = ["SCALAR_PATH", "Carrier", "check_flag", "check_pickled", "check_size"]
 
 
 def _as_index(index: object, where: str) -> int:
@@ -285,140 +291,53 @@ def check_flag(name: str, value: object, *, where: str) -> bool:
     raise TypeError(_messages.bad_flag(name, value, where=where))
 
 
-class Carrier(_Protocols, _Lifecycle, abc.ABC):
-    """One-dimensional homogeneous physical storage with a lifecycle.
+# -- the scalar paths: pure Python (the reference), optionally the C accelerator in front --
 
-    A carrier is the dtype-support, lifecycle, mutation/version and dispatch boundary
-    for one storage sequence of ``size()`` slots, all of ``dtype()``. It is abstract:
-    use :class:`~stridewave.Generic`, :class:`~stridewave.CPU` or
-    :class:`~stridewave.FileBacked` (and, with their issues, Metal and Evictable).
 
-    Lifecycle: *live* (reads work; writes work while ``is_mutable()``), *owned* (a
-    composite claimed it: outside writes, moves and release refuse), *released*
-    (terminal: storage gone; ``dtype()``, ``supports_storage_dtype()``, ``new_like()``
-    and ``allocate_like()`` still work, ``size()`` reports 0). ``version`` counts
-    successful value mutations.
+def _load_speedups() -> tuple[ModuleType | None, str]:
+    """Import the optional C accelerator of the scalar paths; say which path is active.
 
-    NumPy interop: ``numpy.asarray(carrier)`` is a read-only zero-copy view (on a
-    read-only buffer, so its ``writeable`` flag cannot be turned back on);
-    ``numpy.array(carrier)`` or ``copy=True`` gives a writable copy.
+    The accelerator (``stridewave/carriers/_speedups.c``, limited API 3.11, abi3) is
+    left out on Python 3.10, on free-threaded builds, when it was not built (no
+    compiler at install time), and when ``STRIDEWAVE_NO_SPEEDUPS`` is set to a value
+    other than ``0`` at import.
+    """
+    if os.environ.get("STRIDEWAVE_NO_SPEEDUPS", "") not in ("", "0"):
+        return None, "pure Python (STRIDEWAVE_NO_SPEEDUPS is set)"
+    if sys.implementation.name != "cpython" or sys.hexversion < 0x030B0000:
+        return None, "pure Python (the C accelerator needs CPython 3.11 or later)"
+    if sysconfig.get_config_var("Py_GIL_DISABLED"):
+        return None, "pure Python (a free-threaded build loads no abi3 extension)"
+    try:  # by name: a compiled module, which the import contracts cannot read
+        speedups = importlib.import_module("stridewave.carriers._speedups")
+    except ImportError:
+        return None, "pure Python (the C accelerator was not built: no compiler at install?)"
+    return speedups, f"C accelerator ({os.path.basename(speedups.__file__ or '_speedups')})"
+
+
+#: Which scalar path runs ``get_value``/``set_value``/``carrier[i]`` here, in words
+#: (``python -m stridewave info`` prints it).
+SCALAR_PATH: str
+_speedups, SCALAR_PATH = _load_speedups()
+
+
+class _ScalarPath(_Lifecycle):
+    """The scalar paths of :class:`Carrier` in pure Python: the reference implementation.
+
+    With the C accelerator (``_speedups``) a C base type stands in front of these four
+    methods and does their common case itself (an exact ``int`` index in range of a
+    cached native buffer, and for a write an open gate and a value of exactly
+    ``_fast_type`` within its bounds); every other call runs the method here, which is
+    also where the C methods take their docstrings from. The slow paths
+    (``_get_slow``/``_set_slow``) are Python in both cases.
     """
 
-    _SUPPORTED_STORAGE: ClassVar[tuple[DType, ...] | None] = None
-    _CONSTRUCTIBLE_STORAGE: ClassVar[tuple[DType, ...] | None] = None
-
-    #: What the kind can do (see :mod:`stridewave.carriers._capabilities`), declared
-    #: by every kind; the default is an ordinary host carrier that cannot be an
-    #: Evictable secondary (it has no ``_raw_load``).
-    capabilities: Capabilities = Capabilities(
-        scatter=ScatterSupport.HOST, secondary=False, exports_views=True, host_addressable=True
-    )
-
-    _dtype: DType
     _slots: int
     _slot_store: Any  # ``store[index]`` reads, ``store[index] = value`` writes
     _norm: Callable[[object], Any]
     _fast_type: type | None
     _fast_low: Any
     _fast_high: Any
-
-    # -- construction bookkeeping ---------------------------------------------------
-
-    def _init_carrier(self, dtype: DType, *, mutable: bool) -> None:
-        """Finish construction: dtype, normalizer, lifecycle, scalar accessors.
-
-        The dtype's row is read once, here: the scalar paths use the cached rule and
-        fast-path bounds, never a table lookup.
-        """
-        self._dtype = dtype
-        row = storage_row(dtype)
-        self._norm = row.normalize
-        self._fast_type, self._fast_low, self._fast_high = (
-            row.fast_type,
-            row.fast_low,
-            row.fast_high,
-        )
-        self._init_lifecycle(mutable=mutable)
-        self._bind_backend()
-
-    def _bind_backend(self) -> None:
-        """Cache the slot count and scalar accessors; call after the buffer changes."""
-        self._slots = self._raw_size()
-        self._slot_store = _RawAccess(self)
-
-    def _unbind_backend(self) -> None:
-        # Bind refusers, not the raw hooks: a thread that passed the released check
-        # just before release() then gets RuntimeError instead of touching the
-        # released backend (see docs/threads-and-processes.md).
-        self._slots = 0
-        self._slot_store = _ReleasedSlots(repr(self))
-
-    # -- backend hooks ----------------------------------------------------------------
-
-    @abc.abstractmethod
-    def _raw_size(self) -> int:
-        """Return the live backend's number of slots."""
-
-    @abc.abstractmethod
-    def _raw_get(self, index: int) -> Any:
-        """Return slot ``index`` (in range) as a Python scalar."""
-
-    @abc.abstractmethod
-    def _raw_set(self, index: int, value: Any) -> None:
-        """Store the normalized Python scalar ``value`` into slot ``index`` (in range)."""
-
-    @abc.abstractmethod
-    def _raw_array(self) -> npt.NDArray[Any]:
-        """Return the live 1-D backing array, shape ``(size,)``, for bulk work."""
-
-    @abc.abstractmethod
-    def _raw_release(self) -> None:
-        """Relinquish the backend storage."""
-
-    @abc.abstractmethod
-    def _raw_new_like(self, values: object, *, mutable: bool, dtype: DType) -> Self:
-        """Build fresh storage of this kind holding ``values`` (validated arguments)."""
-
-    @abc.abstractmethod
-    def _raw_allocate_like(self, size: int, *, mutable: bool, dtype: DType, empty: bool) -> Self:
-        """Build fresh storage of this kind with ``size`` slots (validated arguments)."""
-
-    def _raw_load(self, values: npt.NDArray[Any]) -> None:
-        """Replace the whole storage with a copy of ``values`` (see the module notes)."""
-        raise NotImplementedError(_messages.no_load(self))
-
-    def _load(self, values: npt.NDArray[Any], *, action: str) -> None:
-        """Replace the storage with ``values`` (a move like ``resize``: no version step).
-
-        Guarded like a move (intrinsically mutable, live, unowned or inside the
-        owner's access scope); ``values`` must already be normalized to the storage
-        NumPy dtype. On any error the storage, size and version are unchanged.
-        """
-        with self._move(action):
-            self._raw_load(values)
-            self._bind_backend()
-
-    # -- the storage sequence -----------------------------------------------------------
-
-    def size(self) -> int:
-        """Return the number of physical slots (elements); 0 once released.
-
-        Returns
-        -------
-        int
-            Non-negative slot count.
-        """
-        return self._slots
-
-    def dtype(self) -> DType:
-        """Return the single storage dtype of every slot (available after release too).
-
-        Returns
-        -------
-        DType
-            The storage descriptor, e.g. ``DType.Float32``.
-        """
-        return self._dtype
 
     def get_value(self, index: object) -> Any:
         """Return the value at physical slot ``index`` as a Python scalar.
@@ -609,6 +528,162 @@ class Carrier(_Protocols, _Lifecycle, abc.ABC):
             self._before_mutation(where)
             self._slot_store[i] = normalized
             self._version += 1
+
+
+if TYPE_CHECKING or _speedups is None:
+    _ScalarBase = _ScalarPath
+else:
+    _Core = _speedups.scalar_base(
+        _ScalarPath.get_value,
+        _ScalarPath.set_value,
+        _ScalarPath.__getitem__,
+        _ScalarPath.__setitem__,
+    )
+
+    class _ScalarBase(_ScalarPath, _Core):
+        """The scalar paths with the C accelerator in front (see :class:`_ScalarPath`)."""
+
+        get_value = vars(_Core)["get_value"]
+        set_value = vars(_Core)["set_value"]
+        __getitem__ = vars(_Core)["__getitem__"]
+        __setitem__ = vars(_Core)["__setitem__"]
+
+
+class Carrier(_Protocols, _ScalarBase, abc.ABC):
+    """One-dimensional homogeneous physical storage with a lifecycle.
+
+    A carrier is the dtype-support, lifecycle, mutation/version and dispatch boundary
+    for one storage sequence of ``size()`` slots, all of ``dtype()``. It is abstract:
+    use :class:`~stridewave.Generic`, :class:`~stridewave.CPU` or
+    :class:`~stridewave.FileBacked` (and, with their issues, Metal and Evictable).
+
+    Lifecycle: *live* (reads work; writes work while ``is_mutable()``), *owned* (a
+    composite claimed it: outside writes, moves and release refuse), *released*
+    (terminal: storage gone; ``dtype()``, ``supports_storage_dtype()``, ``new_like()``
+    and ``allocate_like()`` still work, ``size()`` reports 0). ``version`` counts
+    successful value mutations.
+
+    NumPy interop: ``numpy.asarray(carrier)`` is a read-only zero-copy view (on a
+    read-only buffer, so its ``writeable`` flag cannot be turned back on);
+    ``numpy.array(carrier)`` or ``copy=True`` gives a writable copy.
+    """
+
+    _SUPPORTED_STORAGE: ClassVar[tuple[DType, ...] | None] = None
+    _CONSTRUCTIBLE_STORAGE: ClassVar[tuple[DType, ...] | None] = None
+
+    #: What the kind can do (see :mod:`stridewave.carriers._capabilities`), declared
+    #: by every kind; the default is an ordinary host carrier that cannot be an
+    #: Evictable secondary (it has no ``_raw_load``).
+    capabilities: Capabilities = Capabilities(
+        scatter=ScatterSupport.HOST, secondary=False, exports_views=True, host_addressable=True
+    )
+
+    _dtype: DType
+
+    #: The pure-Python scalar methods, whichever path is active (for tests and
+    #: comparisons; the C methods fall back to these).
+    _py_get_value = _ScalarPath.get_value
+    _py_set_value = _ScalarPath.set_value
+    _py_getitem = _ScalarPath.__getitem__
+    _py_setitem = _ScalarPath.__setitem__
+
+    # -- construction bookkeeping ---------------------------------------------------
+
+    def _init_carrier(self, dtype: DType, *, mutable: bool) -> None:
+        """Finish construction: dtype, normalizer, lifecycle, scalar accessors.
+
+        The dtype's row is read once, here: the scalar paths use the cached rule and
+        fast-path bounds, never a table lookup.
+        """
+        self._dtype = dtype
+        row = storage_row(dtype)
+        self._norm = row.normalize
+        self._fast_type, self._fast_low, self._fast_high = (
+            row.fast_type,
+            row.fast_low,
+            row.fast_high,
+        )
+        self._init_lifecycle(mutable=mutable)
+        self._bind_backend()
+
+    def _bind_backend(self) -> None:
+        """Cache the slot count and scalar accessors; call after the buffer changes."""
+        self._slots = self._raw_size()
+        self._slot_store = _RawAccess(self)
+
+    def _unbind_backend(self) -> None:
+        # Bind refusers, not the raw hooks: a thread that passed the released check
+        # just before release() then gets RuntimeError instead of touching the
+        # released backend (see docs/threads-and-processes.md).
+        self._slots = 0
+        self._slot_store = _ReleasedSlots(repr(self))
+
+    # -- backend hooks ----------------------------------------------------------------
+
+    @abc.abstractmethod
+    def _raw_size(self) -> int:
+        """Return the live backend's number of slots."""
+
+    @abc.abstractmethod
+    def _raw_get(self, index: int) -> Any:
+        """Return slot ``index`` (in range) as a Python scalar."""
+
+    @abc.abstractmethod
+    def _raw_set(self, index: int, value: Any) -> None:
+        """Store the normalized Python scalar ``value`` into slot ``index`` (in range)."""
+
+    @abc.abstractmethod
+    def _raw_array(self) -> npt.NDArray[Any]:
+        """Return the live 1-D backing array, shape ``(size,)``, for bulk work."""
+
+    @abc.abstractmethod
+    def _raw_release(self) -> None:
+        """Relinquish the backend storage."""
+
+    @abc.abstractmethod
+    def _raw_new_like(self, values: object, *, mutable: bool, dtype: DType) -> Self:
+        """Build fresh storage of this kind holding ``values`` (validated arguments)."""
+
+    @abc.abstractmethod
+    def _raw_allocate_like(self, size: int, *, mutable: bool, dtype: DType, empty: bool) -> Self:
+        """Build fresh storage of this kind with ``size`` slots (validated arguments)."""
+
+    def _raw_load(self, values: npt.NDArray[Any]) -> None:
+        """Replace the whole storage with a copy of ``values`` (see the module notes)."""
+        raise NotImplementedError(_messages.no_load(self))
+
+    def _load(self, values: npt.NDArray[Any], *, action: str) -> None:
+        """Replace the storage with ``values`` (a move like ``resize``: no version step).
+
+        Guarded like a move (intrinsically mutable, live, unowned or inside the
+        owner's access scope); ``values`` must already be normalized to the storage
+        NumPy dtype. On any error the storage, size and version are unchanged.
+        """
+        with self._move(action):
+            self._raw_load(values)
+            self._bind_backend()
+
+    # -- the storage sequence -----------------------------------------------------------
+
+    def size(self) -> int:
+        """Return the number of physical slots (elements); 0 once released.
+
+        Returns
+        -------
+        int
+            Non-negative slot count.
+        """
+        return self._slots
+
+    def dtype(self) -> DType:
+        """Return the single storage dtype of every slot (available after release too).
+
+        Returns
+        -------
+        DType
+            The storage descriptor, e.g. ``DType.Float32``.
+        """
+        return self._dtype
 
     def __len__(self) -> int:
         """Return ``size()`` (0 once released)."""

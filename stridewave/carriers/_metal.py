@@ -72,6 +72,16 @@ __all__ = ["DEVICE_ENV", "Metal", "metal_runtime"]
 
 _METAL_DTYPES: Final[tuple[DType, ...]] = (DType.Float32, DType.Int32, DType.Bool)
 
+
+def _empty(dtype: DType) -> npt.NDArray[Any]:
+    out = np.empty(0, storage_numpy_dtype(dtype))
+    out.flags.writeable = False
+    return out
+
+
+#: The stand-in ``_array`` of a carrier with no host view yet (shared: empty, read-only).
+_NO_VIEW: Final[dict[DType, npt.NDArray[Any]]] = {d: _empty(d) for d in _METAL_DTYPES}
+
 #: Environment variable selecting the MLX device: unset (or ``gpu``) requires a GPU
 #: runtime; ``cpu`` runs the carrier on MLX's CPU device (testing aid).
 DEVICE_ENV: Final = "STRIDEWAVE_METAL_DEVICE"
@@ -276,10 +286,22 @@ class Metal(_ArrayCarrier):
         array = mx.zeros((n,), dtype=_mlx_dtype(mx, dtype), stream=device)
         self._adopt(array, device, name, dtype, mutable=flag)
 
-    def _adopt(self, array: Any, device: Any, name: str, dtype: DType, *, mutable: bool) -> None:
+    def _adopt(
+        self,
+        array: Any,
+        device: Any,
+        name: str,
+        dtype: DType,
+        *,
+        mutable: bool,
+        evaluate: bool = True,
+    ) -> None:
         """Take ``array`` (fresh, unevaluated or evaluated) as storage; finish construction.
 
-        Evaluates it but takes no host view (see the module notes: the view is lazy).
+        Evaluates it, unless ``evaluate=False``: the caller scheduled the evaluation
+        (``mlx.core.async_eval``, the array API's results), and every host access
+        evaluates first (``_take_view``, ``_raw_array``). It takes no host view (see
+        the module notes: the view is lazy).
         """
         self._device = device
         self._device_name = name
@@ -287,7 +309,8 @@ class Metal(_ArrayCarrier):
         self._dtype = dtype
         self._host = True  # presumed until a view is first asked for
         self._drop_view()
-        _import_mlx().eval(array)
+        if evaluate:
+            _import_mlx().eval(array)
         self._init_carrier(dtype, mutable=mutable)
 
     # -- the MLX buffer and its (lazy) host view ------------------------------------------
@@ -297,7 +320,7 @@ class Metal(_ArrayCarrier):
     def _drop_view(self) -> None:
         """Forget the host view (not yet taken, or the buffer may have changed)."""
         self._viewed = False
-        self._array = np.empty(0, storage_numpy_dtype(self._dtype))
+        self._array = _NO_VIEW[self._dtype]
 
     def _take_view(self) -> bool:
         """Make sure the host view exists; return whether the device gives one.
@@ -397,6 +420,7 @@ class Metal(_ArrayCarrier):
         array = self._mx_array
         if array is None:  # released meanwhile (another thread)
             raise RuntimeError(_messages.released(self, "read the storage"))
+        _import_mlx().eval(array)  # (a scheduled result may still be running)
         copy: npt.NDArray[Any] = np.array(memoryview(array), copy=True)
         return copy
 

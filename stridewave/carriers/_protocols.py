@@ -46,6 +46,7 @@ from typing_extensions import CapsuleType, Self
 from stridewave.carriers import _messages
 
 if TYPE_CHECKING:
+    from stridewave.carriers._capabilities import Capabilities
     from stridewave.dtypes import DType
 
 __all__ = [
@@ -291,6 +292,7 @@ class _Protocols:
         _slots: int
         _released: bool
         _version: int
+        capabilities: Capabilities
 
         def __array__(
             self, dtype: npt.DTypeLike | None = None, copy: bool | None = None
@@ -440,17 +442,23 @@ class _Protocols:
         Returns
         -------
         memoryview
-            Read-only, 1-D, ``size()`` items of the storage format, zero-copy.
+            Read-only, 1-D, ``size()`` items of the storage format, zero-copy, for a
+            request that asks for the format (``memoryview(c)``, NumPy). A raw-bytes
+            request (``PyBUF_SIMPLE``, as ``hashlib`` and PyTorch's
+            ``asarray``) gets a private copy of the bytes instead: PyTorch wraps such
+            a buffer in a writable tensor whatever its read-only flag says.
 
         Raises
         ------
         BufferError
-            If a writable buffer is requested, or the carrier is a Metal carrier (its
-            storage is on the MLX device; ``numpy.asarray`` gives a snapshot).
+            If a writable buffer is requested, or the carrier exports no views (Metal,
+            and an Evictable over Metal: the storage is on the MLX device;
+            ``numpy.asarray`` gives a snapshot).
         RuntimeError
             If the carrier is released.
         """
-        if self._mlx_storage() is not None:
+        self._require_live("export a buffer")
+        if not self.capabilities.exports_views or self._mlx_storage() is not None:
             # Not a host carrier: refusing keeps numpy.asarray on Metal's own __array__
             # (a snapshot; copy=False refused), which NumPy reaches when this fails.
             raise BufferError(
@@ -463,6 +471,10 @@ class _Protocols:
                 f"set_value / scatter, which keep the version); use numpy.array(c) for "
                 f"a writable copy."
             )
+        if flags == 0:  # PyBUF_SIMPLE: raw bytes, no format, and no read-only promise
+            # kept by the one consumer known to ask this way (PyTorch's asarray wraps
+            # the buffer in a writable tensor): a private copy of the bytes.
+            return memoryview(np.array(self.__array__(), copy=True))  # type: ignore[arg-type,unused-ignore]
         return memoryview(self.__array__())  # type: ignore[arg-type,unused-ignore]
 
     def __mlx_array__(self) -> Any:

@@ -64,6 +64,9 @@ def _cmd_info(args: argparse.Namespace) -> int:
     print("carriers:")
     for line in carrier_availability():
         print(line)
+    from stridewave.carriers._base import SCALAR_PATH
+
+    print(f"scalar paths (get_value, set_value, carrier[i]): {SCALAR_PATH}")
     return 0
 
 

