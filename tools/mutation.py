@@ -206,6 +206,23 @@ EQUIVALENT: dict[str, str] = {
         for n in (10, 16, 17)
     },
     **{f"{_SC}plan_scatter__mutmut_{n}": _STRICT for n in (28, 32, 33)},
+    f"{_SC}_copy__mutmut_48": "_executor(None): a new pool for every copy; the old one is "
+    "collected and its idle threads exit (speed only)",
+    f"{_SC}scatter_numpy__mutmut_69": "source == row-major in the remap test: a non-row-major "
+    "kept source always comes with source_base != 0 (a dropped zero-stride axis), and "
+    "remapping through a row-major source is the identity",
+    f"{_SC}source_values__mutmut_17": "a broadcast source missed: NumPy's reshape(-1) of a "
+    "view whose axes all have stride 0 or extent 1 is itself a zero-stride view",
+    **{
+        f"{_SC}unique_last__mutmut_{n}": "np.arange without dtype=int64: NumPy's default "
+        "integer, int64 on 64-bit platforms"
+        for n in (42, 44)
+    },
+    f"{_SC}unique_last__mutmut_56": "kind='STABLE': NumPy reads the sort kind without case",
+    **{
+        f"stridewave.carriers._scatter.x\u01c1ScatterSource\u01c1backend__mutmut_{n}": _STRICT
+        for n in (14, 17, 20)
+    },
     # -- carriers/_lifecycle.py --
     **dict.fromkeys(
         (
