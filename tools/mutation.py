@@ -255,19 +255,6 @@ EQUIVALENT: dict[str, str] = {
         "while owned, and a claim sets it to 0",
     ),
     f"{_LC}_init_lifecycle__mutmut_16": "_gate = '' at birth: _refresh() sets it on the next line",
-    **dict.fromkeys(
-        (
-            f"{_LC}_fast_path_open__mutmut_1",
-            f"{_LC}_refresh__mutmut_5",
-            f"{_LC}_refresh__mutmut_8",
-            f"{_LC}_init_lifecycle__mutmut_14",
-            f"{_LC}_locked__mutmut_14",
-            f"{_LC}_locked__mutmut_15",
-            f"{_LC}_locked__mutmut_17",
-        ),
-        "the scalar fast path kept closed (speed only): the gate only chooses between "
-        "the lock-free path and _set_slow, which runs the same checks under the lock",
-    ),
     "stridewave.carriers._lifecycle.xǁ_Mutationǁ__enter____mutmut_3": "None as the "
     "action passed to _before_mutation: only a released Evictable's message uses it, and "
     "_require_admitted refused a released carrier first",

@@ -520,7 +520,7 @@ def test_a_forked_child_starts_over_from_what_other_threads_held() -> None:
     # a second and a move in progress on a third, while this thread has a scope open on
     # a fourth. The child gets free locks, closed scopes and no move for the threads
     # that are gone, and keeps its own thread's scope. Kills _after_fork_in_child 1 to 4,
-    # fork_epoch 1, and _locked 1, 3 to 11, 16 (docs/testing.md).
+    # fork_epoch 1, and _locked 1, 3 to 11, 14 to 17 (docs/testing.md).
     owner = Owner()
     held, scoped, moving, mine = CPU(2), CPU(2), CPU(2), CPU(2)
     _claim(owner, scoped)
@@ -555,7 +555,11 @@ def test_a_forked_child_starts_over_from_what_other_threads_held() -> None:
                 scoped[0] = value
             with pytest.raises(RuntimeError, match="belongs to"):
                 scoped[1] = value
-        # the other thread's move is over: this thread moves and writes
+        # the other thread's move is over: once the lock is repaired (its first use
+        # here) the lock-free path is open again, and this thread moves and writes
+        with moving._locked():
+            pass
+        assert moving._gate is not None
         with moving._move("resize", guard=False):
             pass
         moving[0] = 4.0
@@ -574,3 +578,48 @@ def test_a_forked_child_starts_over_from_what_other_threads_held() -> None:
     assert status == 0
     # the parent is untouched by what the child did
     assert not held.is_released() and scoped[0] == 0.0 and mine[0] == 0.0
+
+
+# The lock model's invariants, read directly (docs/threads-and-processes.md): breaking
+# one of them only shows as a race between threads at one exact moment.
+
+
+def test_a_carriers_lock_is_the_one_made_at_birth() -> None:
+    # Two threads making their first locked call at once must get the same lock.
+    # Kills _init_lifecycle 2 (the lock replaced at its first use).
+    carrier = CPU(2)
+    lock = carrier._lock
+    assert carrier._locked() is lock
+    carrier[0] = 1.0
+    with carrier._mutation("scatter"):
+        pass
+    assert carrier._locked() is lock
+
+
+def test_the_fast_path_stays_closed_for_the_whole_of_a_move() -> None:
+    # An inner move's end must not reopen the lock-free path while the outer move
+    # runs. Kills _refresh 7 (the gate open only while moving).
+    carrier = CPU(2)
+    assert carrier._gate is not None  # idle: open
+    with carrier._move("resize", guard=False):
+        assert carrier._gate is None
+        with carrier._move("resize", guard=False):
+            assert carrier._gate is None
+        assert carrier._gate is None
+    assert carrier._gate is not None
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_child_forked_inside_its_own_move_is_still_moving() -> None:
+    # The thread that forks keeps its move in the child. Kills _locked 13 (the move
+    # of the forking thread forgotten, reopening the fast path inside it).
+    carrier = CPU(2)
+
+    def child() -> None:
+        assert carrier._locked() is carrier._locked()
+        assert carrier._gate is None and carrier._moving == 1
+
+    with carrier._move("resize", guard=False):
+        status = _in_child(child)
+    assert status == 0
+    assert carrier._gate is not None
