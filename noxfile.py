@@ -142,7 +142,7 @@ def array_api(session: nox.Session) -> None:
 def mutation(session: nox.Session) -> None:
     """Mutation-test the modules that hold the rules (mutmut; docs/testing.md).
 
-    ``nox -s mutation -- layout`` runs one module; all five by default. Not part of CI.
+    ``nox -s mutation -- layout`` runs one module; all six by default. Not part of CI.
     """
     session.install("-e", ".[test]", "mutmut>=3.8,<4")
     session.run("python", "tools/mutation.py", *session.posargs)
