@@ -202,12 +202,12 @@ def test_the_element_named_out_of_range_is_the_extreme_one(
 def test_the_copy_threads_follow_the_cpus_up_to_eight(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("STRIDEWAVE_SCATTER_THREADS", raising=False)
     for cpus, threads in ((1, 1), (3, 3), (8, 8), (16, 8)):
-        monkeypatch.setattr(_scatter.os, "sched_getaffinity", lambda _pid, n=cpus: set(range(n)))
+        monkeypatch.setattr(os, "sched_getaffinity", lambda _pid, n=cpus: set(range(n)))
         assert _scatter._threads() == threads
     # where the affinity is unknown (macOS, Windows), the CPU count, or one thread
-    monkeypatch.delattr(_scatter.os, "sched_getaffinity")
+    monkeypatch.delattr(os, "sched_getaffinity")
     for count, threads in ((None, 1), (4, 4), (64, 8)):
-        monkeypatch.setattr(_scatter.os, "cpu_count", lambda n=count: n)
+        monkeypatch.setattr(os, "cpu_count", lambda n=count: n)
         assert _scatter._threads() == threads
     for configured, threads in (("0", 1), ("1", 1), ("-3", 1), ("12", 12)):
         monkeypatch.setenv("STRIDEWAVE_SCATTER_THREADS", configured)

@@ -421,7 +421,8 @@ def test_storage_never_aliases_an_input_array_of_the_storage_dtype(
     if not _holds(kind, dtype):
         return
     # values other than the zero the caller overwrites them with (Bool: True)
-    start = {F32: 42.0, I32: 42, BOOL: True}[dtype]
+    starts: dict[DType, object] = {F32: 42.0, I32: 42, BOOL: True}
+    start = starts[dtype]
     source: np.ndarray = np.array([start, start], dtype=_NUMPY[dtype])
     fresh = kind.make([], dtype, True).new_like(source)
     before = list(fresh)
