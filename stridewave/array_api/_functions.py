@@ -124,7 +124,7 @@ def _device_of_args(values: Sequence[object], device: object = None) -> Device:
     return found if found is not None else default_device()
 
 
-_SCALAR_TYPES: Final = frozenset({bool, int, float, type(None), str})
+_SCALAR_TYPES: Final[frozenset[type]] = frozenset({bool, int, float, type(None), str})
 
 #: Argument types that are neither arrays nor sequences (the scalars, then each backend
 #: dtype type and the like as it is first seen): passed through without further checks.
