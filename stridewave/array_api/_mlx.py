@@ -379,7 +379,7 @@ def _build(
 _HOST: Final = object()
 
 
-def _touches_empty(array_type: type, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+def _touches_empty(array_type: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
     """Whether an MLX array argument (or one in a list or tuple argument) has no elements.
 
     Such calls go to NumPy on the host (a copy of nothing): MLX 0.32.4's reductions
