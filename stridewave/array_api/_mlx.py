@@ -365,7 +365,7 @@ def _build(
                 out = impl(*args, **kwargs)
         except _NeedsHost:
             return host(*args, **kwargs)
-        if type(out) is array_type:
+        if type(out) is array_type and out.size:
             # Launch now, before the Python that adopts the result (see adopt()): that
             # Python then runs while the device computes. (A result of another rank is
             # launched again by adopt() with its flat form; measured on the H200,
