@@ -106,7 +106,7 @@ def _device_of_args(values: Sequence[object], device: object = None) -> Device:
             elif (
                 kind is list
                 or kind is tuple
-                or (kind not in _SCALAR_TYPES and isinstance(value, Tensor))
+                or (kind not in _PLAIN_TYPES and isinstance(value, Tensor))
             ):
                 break
         else:
@@ -124,7 +124,11 @@ def _device_of_args(values: Sequence[object], device: object = None) -> Device:
     return found if found is not None else default_device()
 
 
-_SCALAR_TYPES: Final = frozenset({bool, int, float, type(None), str})
+_SCALAR_TYPES: Final[frozenset[type]] = frozenset({bool, int, float, type(None), str})
+
+#: Argument types that are neither arrays nor sequences (the scalars, then each backend
+#: dtype type and the like as it is first seen): passed through without further checks.
+_PLAIN_TYPES: set[type] = set(_SCALAR_TYPES)
 
 
 def _flat(values: Sequence[object]) -> list[object]:
@@ -153,13 +157,16 @@ def _apply(
 
     def convert(value: Any) -> Any:
         kind = type(value)
-        if kind in _SCALAR_TYPES:
+        if kind in _PLAIN_TYPES:
             return value
         if kind is Array or isinstance(value, Tensor):
             sources.append(value)
             return read(value, device)
-        if isinstance(value, (list, tuple)) and builtins.any(isinstance(v, Tensor) for v in value):
-            return type(value)(convert(v) for v in value)
+        if isinstance(value, (list, tuple)):
+            if builtins.any(isinstance(v, Tensor) for v in value):
+                return type(value)(convert(v) for v in value)
+        else:
+            _PLAIN_TYPES.add(kind)  # neither an array nor a sequence: never converted
         return value
 
     call_args = [convert(a) for a in args]

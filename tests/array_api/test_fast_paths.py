@@ -8,6 +8,10 @@
 from __future__ import annotations
 
 import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -82,3 +86,39 @@ def test_a_chain_of_scheduled_metal_results_gives_numpy_values() -> None:
     np.testing.assert_allclose(np.asarray(out), expected, rtol=1e-4, atol=1e-4)
     assert out._carrier is not None
     assert out._carrier.get_value(0) == pytest.approx(float(expected[0]), rel=1e-4, abs=1e-4)
+
+
+EMPTY_REDUCTIONS = """
+import warnings
+import stridewave.array_api as xp
+warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's "Degrees of freedom <= 0"
+d = xp.Device("Metal")
+for _ in range(20):
+    for name in ("std", "var", "sum", "mean", "prod"):
+        out = getattr(xp, name)(xp.asarray([], dtype=xp.float32, device=d))
+        print(name, float(out))
+"""
+
+
+@pytest.mark.needs_mlx
+@needs_mlx
+def test_reductions_of_empty_metal_arrays_finish(tmp_path: Path) -> None:
+    # MLX 0.32.4 can spin for good reducing an empty array on its CPU device; the
+    # namespace hands calls with an empty operand to NumPy instead. A subprocess with a
+    # time limit, so that a regression fails here rather than hanging the suite.
+    env = {
+        **os.environ,
+        "STRIDEWAVE_METAL_DEVICE": os.environ.get("STRIDEWAVE_METAL_DEVICE", "cpu"),
+    }
+    proc = subprocess.run(
+        [sys.executable, "-c", EMPTY_REDUCTIONS],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**env, "TMPDIR": str(tmp_path)},
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    last = dict(line.split() for line in proc.stdout.splitlines()[-5:])
+    assert last["sum"] == "0.0" and last["prod"] == "1.0"
+    assert all(last[name] == "nan" for name in ("std", "var", "mean"))
