@@ -464,7 +464,7 @@ def test_a_strided_view_never_reaches_outside_its_storage() -> None:
 
 
 def test_scatter_refusals_name_the_tensors_shapes_and_offset() -> None:
-    # Kills check_scatter_arguments 23, 24, 29, 30, 36, 43, 49 (an argument's name, the
+    # Kills check_scatter_arguments 23, 24, 29, 30, 36, 37, 43, 49 (an argument's name, the
     # compound dtype and its plane count, the viewed carrier, the source's shape or the
     # offset lost from the message).
     import uuid
@@ -483,10 +483,41 @@ def test_scatter_refusals_name_the_tensors_shapes_and_offset() -> None:
     assert "with 2 subtensors" in message and "scatter_onto.subtensors[k]" in message, message
     with pytest.raises(ValueError) as info:
         receiver.scatter(_whole(CPU(2)), _whole(other), Layout((2,)))
-    assert str(info.value).startswith(f"scatter_onto views {other!r}, not the receiver ")
+    assert str(info.value).startswith(
+        f"scatter_onto views {other!r}, not the receiver {receiver!r}; "
+    ), str(info.value)
     with pytest.raises(
         ValueError, match=r"mapping has shape \(2,\) but to_scatter has shape \(3,\)"
     ):
         receiver.scatter(_whole(other), _whole(receiver), Layout((2,)))
     with pytest.raises(ValueError, match=r"mapping_offset must be >= 0 \(elements\), got -1;"):
         receiver.scatter(_whole(CPU(2)), _whole(receiver), Layout((2,)), -1)
+
+
+def test_unique_last_keeps_the_largest_slot_on_the_sparse_path() -> None:
+    # The sparse path (slots far apart) marks the last of the sorted slots itself; the
+    # mark array starts uninitialized, so a freed zero-filled block is offered first.
+    # Kills unique_last 64 (the wrong element marked).
+    for n in range(3, 40):
+        indices = np.arange(n, dtype=np.int64) * 10**6
+        indices[-1] = indices[-2]  # a repeat at the top: its later position wins
+        expected_unique = sorted(set(indices.tolist()))
+        expected_last = {v: p for p, v in enumerate(indices.tolist())}
+        scratch = np.zeros(n, dtype=bool)
+        del scratch
+        unique, positions = unique_last(indices)
+        assert unique.tolist() == expected_unique
+        assert positions.tolist() == [expected_last[v] for v in expected_unique]
+
+
+@pytest.mark.parametrize("threads", ["2", "3"])
+def test_a_large_scatter_from_its_own_storage_reads_before_writing(
+    threads: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Reversing storage in place through a scatter from itself: the threaded copy must
+    # read the whole source before any part is written. Kills scatter_numpy 39, 40.
+    monkeypatch.setenv("STRIDEWAVE_SCATTER_THREADS", threads)
+    n = 1 << 21
+    dest = np.arange(n, dtype=np.float32)
+    scatter_numpy(dest, n - 1, Layout((n,), (-1,)), dest)
+    assert np.array_equal(dest, np.arange(n, dtype=np.float32)[::-1])

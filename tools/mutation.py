@@ -150,7 +150,7 @@ EQUIVALENT: dict[str, str] = {
         for fn, numbers in (
             ("_extreme_element", (15, 18, 19, 24, 27, 28)),
             ("_inner_axis", (7, 10, 11)),
-            ("source_values", (27, 28)),
+            ("source_values", (24, 27, 28)),
         )
         for n in numbers
     },
@@ -183,11 +183,6 @@ EQUIVALENT: dict[str, str] = {
     },
     f"{_SC}_copy__mutmut_40": "enumerate from 0 at shutdown: the first part is copied twice, "
     "with the same values",
-    **{
-        f"{_SC}_executor__mutmut_{n}": "the pool's max_workers left to its default: a copy "
-        "submits workers - 1 parts and waits for them, so no more threads run at once"
-        for n in (8, 10)
-    },
     f"{_SC}normalize_source__mutmut_5": "size >= 1: a one-element broadcast is normalized as "
     "one value either way",
     f"{_SC}scatter_numpy__mutmut_17": "values[:2] for values[:1]: only one[0] is read",
