@@ -407,7 +407,12 @@ subtract: Callable[[Any, Any], Array]
 
 
 def clip(x: Any, /, min: Any = None, max: Any = None) -> Array:
-    return _one("clip", (x,), {"min": min, "max": max})
+    device = _device_of_args((x, min, max))
+    if device.kind != "Metal" and getattr(x, "dtype", None) is DType.Int32:
+        # array_api_compat's NumPy clip writes into integer array bounds (to raise
+        # those below int32's range); the operands' views are read-only: give copies.
+        min, max = (np.array(read(b, device)) if isinstance(b, Tensor) else b for b in (min, max))
+    return _one("clip", (x,), {"min": min, "max": max}, device=device)
 
 
 _document(clip, "Clamp each element to ``[min, max]``.")

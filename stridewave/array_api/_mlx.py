@@ -696,6 +696,29 @@ def _vecdot(mx: Any) -> Callable[..., Any]:
     return func
 
 
+def _bit_shift(name: str) -> Callable[[Any], Callable[..., Any]]:
+    """Shifts by the bit width or more: the standard's 0 (-1 for a negative x1 >> n).
+
+    MLX shifts as the hardware does, which takes the count modulo the width
+    (``1 << 32`` is 1 for int32).
+    """
+
+    def make(mx: Any) -> Callable[..., Any]:
+        shift = getattr(mx, name)
+
+        def func(x1: Any, x2: Any) -> Any:
+            out = shift(x1, x2)
+            too_far = mx.greater_equal(x2, 8 * out.dtype.size)
+            if name == "left_shift":
+                return mx.where(too_far, mx.zeros_like(out), out)
+            sign = mx.where(mx.less(x1, 0), -1, 0).astype(out.dtype)
+            return mx.where(too_far, sign, out)
+
+        return func
+
+    return make
+
+
 def _inexact(mx: Any, *arrays: Any) -> None:
     """MLX multiplies matrices of floating dtypes only: hand integer ones to NumPy."""
     for a in arrays:
@@ -811,9 +834,9 @@ _MAIN: Final[dict[str, Any]] = {
     "add": "add",
     "atan2": "arctan2",
     "bitwise_and": "bitwise_and",
-    "bitwise_left_shift": "left_shift",
+    "bitwise_left_shift": _bit_shift("left_shift"),
     "bitwise_or": "bitwise_or",
-    "bitwise_right_shift": "right_shift",
+    "bitwise_right_shift": _bit_shift("right_shift"),
     "bitwise_xor": "bitwise_xor",
     "divide": "divide",
     "equal": "equal",
