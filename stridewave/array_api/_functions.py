@@ -151,6 +151,17 @@ def _apply(
 ) -> Any:
     """Delegate ``name`` to the backend of the arguments' device and wrap the result."""
     kwargs = kwargs or {}
+    if device is None and sub is None and len(args) == 1 and type(args[0]) is Array:
+        # One Array and plain keyword values (the statistical functions, most others):
+        # straight to the backend, without the general argument walk below.
+        x = args[0]
+        for value in kwargs.values():
+            if type(value) not in _PLAIN_TYPES:
+                break
+        else:
+            device = x._device
+            result = getattr(backend_for(device).ns, name)(read(x, device), **kwargs)
+            return wrap(result, device, (x,))
     if device is None:
         device = _device_of_args(list(args) + list(kwargs.values()))
     sources: list[Tensor] = []
