@@ -355,6 +355,8 @@ def _build(
         return host
     impl: Callable[..., Any] = entry(mx) if callable(entry) else getattr(mx, entry)
     array_type, schedule = mx.array, mx.async_eval
+    if name in _SHARES_INPUT:
+        impl = _private(impl, array_type)
 
     @functools.wraps(impl)
     def on_device(*args: Any, **kwargs: Any) -> Any:
@@ -377,6 +379,42 @@ def _build(
 
 
 _HOST: Final = object()
+
+#: MLX functions whose result may be a view of an argument's buffer (or the argument
+#: itself). A Metal carrier owns its buffer: its scalar writes go into it in place, so
+#: adopting such a view would let a write through one carrier change another without
+#: its version moving. Their results are copied (``mlx.core.array(view)``).
+_SHARES_INPUT: Final = frozenset(
+    {
+        "broadcast_arrays",
+        "broadcast_to",
+        "conj",
+        "expand_dims",
+        "flip",
+        "matrix_transpose",
+        "meshgrid",
+        "moveaxis",
+        "permute_dims",
+        "real",
+        "reshape",
+        "squeeze",
+        "unstack",
+    }
+)
+
+
+def _private(impl: Callable[..., Any], array_type: Any) -> Callable[..., Any]:
+    """Wrap ``impl`` so that each MLX array it returns is a copy, not a view."""
+
+    def func(*args: Any, **kwargs: Any) -> Any:
+        out = impl(*args, **kwargs)
+        if type(out) is array_type:
+            return array_type(out)
+        if type(out) in (list, tuple):
+            return type(out)(array_type(o) if type(o) is array_type else o for o in out)
+        return out
+
+    return func
 
 
 def _touches_empty(array_type: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:

@@ -11,7 +11,9 @@ import importlib.util
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -122,3 +124,38 @@ def test_reductions_of_empty_metal_arrays_finish(tmp_path: Path) -> None:
     last = dict(line.split() for line in proc.stdout.splitlines()[-5:])
     assert last["sum"] == "0.0" and last["prod"] == "1.0"
     assert all(last[name] == "nan" for name in ("std", "var", "mean"))
+
+
+VIEWS: dict[str, Callable[[Any], Any]] = {
+    "reshape": lambda a: xp.reshape(a, (3, 2)),
+    "permute_dims": lambda a: xp.permute_dims(a, (1, 0)),
+    ".T": lambda a: a.T,
+    ".mT": lambda a: a.mT,
+    "flip": lambda a: xp.flip(a),
+    "expand_dims": lambda a: xp.expand_dims(a, axis=0),
+    "broadcast_to": lambda a: xp.broadcast_to(a, (2, 2, 3)),
+    "squeeze": lambda a: xp.squeeze(xp.expand_dims(a, axis=0), axis=0),
+    "unstack": lambda a: xp.unstack(a)[0],
+    "moveaxis": lambda a: xp.moveaxis(a, 0, 1),
+    "real": lambda a: xp.real(a),
+    "astype": lambda a: xp.astype(a, xp.float32),
+}
+
+
+@pytest.mark.needs_mlx
+@needs_mlx
+@pytest.mark.parametrize("name", list(VIEWS))
+def test_metal_results_of_view_functions_own_their_buffer(name: str) -> None:
+    # MLX returns views for these; a Metal result adopts a copy, so a scalar write
+    # through one carrier never changes the other (whose version would not move).
+    metal = xp.Device("Metal")
+    a = xp.asarray(np.arange(6, dtype=np.float32).reshape(2, 3), device=metal)
+    r = VIEWS[name](a)
+    before = np.asarray(r).copy()
+    assert r.carrier is not None
+    a.carrier.set_value(0, 99.0)
+    np.testing.assert_array_equal(np.asarray(r), before)
+    assert r.carrier.version == 0
+    r.carrier.set_value(1, 42.0)
+    assert np.asarray(a).ravel().tolist() == [99.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+    assert a.carrier.version == 1
