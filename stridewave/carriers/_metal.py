@@ -517,7 +517,13 @@ class Metal(_ArrayCarrier):
         """
         device = source.backend(self)
         values = source.host() if device is None else np.empty(0, self._array.dtype)
-        self._scatter_mlx(base, mapping, values, device)
+        # The scalar fast path stays closed while MLX writes: MLX may copy the storage
+        # into a new buffer, and a scalar write landing in the old one meanwhile would
+        # be lost. Writers that read the gate before this see it replaced and write
+        # again under the lock, into the buffer the scatter left (the move protocol of
+        # docs/threads-and-processes.md).
+        with self._move("scatter", guard=False):
+            self._scatter_mlx(base, mapping, values, device)
 
     def _scatter_mlx(
         self, base: int, mapping: Layout, values: npt.NDArray[Any], device: Any
