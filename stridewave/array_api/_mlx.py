@@ -265,8 +265,10 @@ class MLXBackend:
     def source_carrier(self, values: Any, shape: tuple[int, ...], dtype: DType) -> Metal:
         """Return a Metal carrier holding ``values`` broadcast to ``shape`` (scatter source)."""
         with self.stream():
-            flat = self.mx.broadcast_to(self.astype(values, dtype), shape).reshape(-1)
-            flat = self.mx.array(flat)
+            # mx.contiguous: a broadcast keeps zero strides through reshape and
+            # mx.array, and the carrier's device scatter needs row-major storage.
+            full = self.mx.broadcast_to(self.astype(values, dtype), shape)
+            flat = self.mx.contiguous(full).reshape(-1)
         mx_device, name = _mlx_device()
         carrier = Metal.__new__(Metal)
         carrier._adopt(flat, mx_device, name, dtype, mutable=False)

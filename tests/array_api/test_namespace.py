@@ -291,3 +291,15 @@ def test_clip_of_int32_takes_array_bounds(kind: str) -> None:
     assert int(low) == 0 and np.asarray(high).tolist() == [1, 2, 3, 4]
     empty = xp.asarray(np.array([], np.int32), device=dev)
     assert xp.clip(empty, min=low).shape == (0,)
+
+
+@pytest.mark.parametrize("kind", [p for p in DEVICES if p.id != "file"])
+def test_a_scalar_assigned_to_a_region_of_a_2d_array(kind: str) -> None:
+    # On Metal the broadcast scalar becomes a row-major device source (a zero-stride
+    # one made MLX refuse the scatter: "AsStrided must be used with row contiguous").
+    r = xp.asarray(np.arange(6, dtype=np.float32).reshape(2, 3), device=xp.Device(kind))
+    r[...] = 3.0
+    r[:, 1:] = 4.0
+    r[1] = 7.0
+    assert np.asarray(r).tolist() == [[3.0, 4.0, 4.0], [7.0, 7.0, 7.0]]
+    assert r.carrier.version == 3
