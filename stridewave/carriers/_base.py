@@ -368,7 +368,7 @@ class _ScalarPath(_Lifecycle):
             return self._get_slow(i, "get_value")
         try:
             return self._slot_store[i]
-        except IndexError:  # the storage shrank on another thread after the check
+        except (IndexError, RuntimeError):  # a move or shrink raced this read: redo it
             return self._get_slow(i, "get_value")
 
     def set_value(self, index: object, value: object) -> None:
@@ -407,12 +407,13 @@ class _ScalarPath(_Lifecycle):
         if i < 0 or i >= self._slots:
             self._set_slow(i, value, "set_value")
             return
+        if type(value) is self._fast_type and self._fast_low <= value <= self._fast_high:
+            stored = value  # the common exact-type, in-range case
+        else:
+            stored = self._norm(value)
         try:
-            if type(value) is self._fast_type and self._fast_low <= value <= self._fast_high:
-                self._slot_store[i] = value  # the common exact-type, in-range case
-            else:
-                self._slot_store[i] = self._norm(value)
-        except IndexError:  # the storage shrank on another thread after the check
+            self._slot_store[i] = stored
+        except (IndexError, RuntimeError):  # a move or shrink raced this write: redo it
             self._set_slow(i, value, "set_value")
             return
         if self._gate is not gate:  # a move overlapped: write again where it left things
@@ -449,7 +450,7 @@ class _ScalarPath(_Lifecycle):
             return self._get_slow(i, "carrier[index]")
         try:
             return self._slot_store[i]
-        except IndexError:  # the storage shrank on another thread after the check
+        except (IndexError, RuntimeError):  # a move or shrink raced this read: redo it
             return self._get_slow(i, "carrier[index]")
 
     # __getitem__/__setitem__ repeat the bodies of get_value/set_value on purpose: a
@@ -486,12 +487,13 @@ class _ScalarPath(_Lifecycle):
         if i < 0 or i >= self._slots:
             self._set_slow(i, value, "write carrier[index]")
             return
+        if type(value) is self._fast_type and self._fast_low <= value <= self._fast_high:
+            stored = value  # the common exact-type, in-range case
+        else:
+            stored = self._norm(value)
         try:
-            if type(value) is self._fast_type and self._fast_low <= value <= self._fast_high:
-                self._slot_store[i] = value  # the common exact-type, in-range case
-            else:
-                self._slot_store[i] = self._norm(value)
-        except IndexError:  # the storage shrank on another thread after the check
+            self._slot_store[i] = stored
+        except (IndexError, RuntimeError):  # a move or shrink raced this write: redo it
             self._set_slow(i, value, "write carrier[index]")
             return
         if self._gate is not gate:  # a move overlapped: write again where it left things
