@@ -581,12 +581,8 @@ def _binary(name: str, reflected: bool = False) -> Callable[[Array, object], Any
     found: list[Callable[[object, object], Any]] = []  # the function, looked up once
 
     def method(self: Array, other: object) -> Any:
-        kind = type(other)
-        if (
-            kind is not Array
-            and kind not in _SCALARS
-            and not isinstance(other, (Tensor, *_SCALARS))  # (subclasses of scalars too)
-        ):
+        # (the scalar types first: for them isinstance answers before the ABC check)
+        if type(other) is not Array and not isinstance(other, (*_SCALARS, Tensor)):
             return NotImplemented
         if not found:
             from stridewave.array_api import _functions
@@ -604,7 +600,7 @@ def _binary(name: str, reflected: bool = False) -> Callable[[Array, object], Any
 
 def _inplace(name: str) -> Callable[[Array, object], Array]:
     def method(self: Array, other: object) -> Array:
-        if not isinstance(other, (Tensor, *_SCALARS)):
+        if not isinstance(other, (*_SCALARS, Tensor)):
             return NotImplemented  # type: ignore[no-any-return]
         from stridewave.array_api import _functions
 
@@ -768,26 +764,6 @@ class Array(Tensor):
         values = np.asarray(backend_for(self._device).to_numpy(read(self, self._device)))
         moved: Array = wrap(backend_for(target).asarray(values, self.dtype), target)
         return moved
-
-    def __array_namespace__(self, /, *, api_version: str | None = None) -> types.ModuleType:
-        """Return :mod:`stridewave.array_api`, this array's namespace.
-
-        Parameters
-        ----------
-        api_version : str or None, keyword-only
-            ``None`` or a standard version up to ``"2024.12"``.
-
-        Returns
-        -------
-        module
-            :mod:`stridewave.array_api`.
-
-        Raises
-        ------
-        ValueError
-            If ``api_version`` names a version the namespace does not implement.
-        """
-        return namespace(api_version)
 
     def __dlpack__(
         self,

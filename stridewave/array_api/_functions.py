@@ -124,11 +124,9 @@ def _device_of_args(values: Sequence[object], device: object = None) -> Device:
     return found if found is not None else default_device()
 
 
-_SCALAR_TYPES: Final[frozenset[type]] = frozenset({bool, int, float, type(None), str})
-
 #: Argument types that are neither arrays nor sequences (the scalars, then each backend
 #: dtype type and the like as it is first seen): passed through without further checks.
-_PLAIN_TYPES: set[type] = set(_SCALAR_TYPES)
+_PLAIN_TYPES: set[type] = {bool, int, float, type(None), str}
 
 
 def _flat(values: Sequence[object]) -> list[object]:
