@@ -759,6 +759,35 @@ def _bit_shift(name: str) -> Callable[[Any], Callable[..., Any]]:
     return make
 
 
+def _int_division(name: str) -> Callable[[Any], Callable[..., Any]]:
+    """Integer ``floor_divide``/``remainder`` that survive ``INT32_MIN`` by ``-1``.
+
+    MLX divides integers with the CPU's instruction, which traps on the one quotient
+    that overflows (SIGFPE kills the process). A divisor of -1 is answered without
+    dividing: ``-x1`` (wrapping, as NumPy's ``INT32_MIN // -1``) and 0.
+    """
+
+    def make(mx: Any) -> Callable[..., Any]:
+        divide = getattr(mx, name)
+
+        def integral(value: Any) -> bool:
+            if isinstance(value, mx.array):
+                return bool(mx.issubdtype(value.dtype, mx.integer))
+            return type(value) is int
+
+        def func(x1: Any, x2: Any) -> Any:
+            if not (integral(x1) and integral(x2)):
+                return divide(x1, x2)
+            by_minus_one = mx.equal(x2, -1)
+            out = divide(x1, mx.where(by_minus_one, 1, x2))
+            instead = mx.negative(x1) if name == "floor_divide" else mx.zeros_like(out)
+            return mx.where(by_minus_one, instead, out)
+
+        return func
+
+    return make
+
+
 def _inexact(mx: Any, *arrays: Any) -> None:
     """MLX multiplies matrices of floating dtypes only: hand integer ones to NumPy."""
     for a in arrays:
@@ -880,7 +909,7 @@ _MAIN: Final[dict[str, Any]] = {
     "bitwise_xor": "bitwise_xor",
     "divide": "divide",
     "equal": "equal",
-    "floor_divide": "floor_divide",
+    "floor_divide": _int_division("floor_divide"),
     "greater": "greater",
     "greater_equal": "greater_equal",
     "less": "less",
@@ -894,7 +923,7 @@ _MAIN: Final[dict[str, Any]] = {
     "multiply": "multiply",
     "not_equal": "not_equal",
     "pow": "power",
-    "remainder": "remainder",
+    "remainder": _int_division("remainder"),
     "subtract": "subtract",
     "clip": _clip,
     # creation

@@ -159,3 +159,34 @@ def test_metal_results_of_view_functions_own_their_buffer(name: str) -> None:
     r.carrier.set_value(1, 42.0)
     assert np.asarray(a).ravel().tolist() == [99.0, 1.0, 2.0, 3.0, 4.0, 5.0]
     assert a.carrier.version == 1
+
+
+INT_MIN_BY_MINUS_ONE = """
+import numpy as np
+import stridewave.array_api as xp
+x = xp.asarray(np.array([-2**31, 7, -7], np.int32), device=xp.Device("Metal"))
+y = xp.asarray(np.array([-1, -1, 2], np.int32), device=xp.Device("Metal"))
+print(np.asarray(x // y).tolist(), np.asarray(x % y).tolist(), np.asarray(x // -1).tolist())
+"""
+
+
+@pytest.mark.needs_mlx
+@needs_mlx
+def test_int32_min_divided_by_minus_one_does_not_kill_the_process(tmp_path: Path) -> None:
+    # MLX's integer division traps on INT32_MIN // -1 (SIGFPE: the conformance run
+    # died of it); the namespace answers a divisor of -1 without dividing, as NumPy
+    # does. A subprocess, so that a regression fails here instead of ending pytest.
+    env = {
+        **os.environ,
+        "STRIDEWAVE_METAL_DEVICE": os.environ.get("STRIDEWAVE_METAL_DEVICE", "cpu"),
+    }
+    proc = subprocess.run(
+        [sys.executable, "-c", INT_MIN_BY_MINUS_ONE],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**env, "TMPDIR": str(tmp_path)},
+    )
+    assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
+    assert proc.stdout.split("\n")[0] == ("[-2147483648, -7, -4] [0, 0, 1] [-2147483648, -7, 7]")
