@@ -229,14 +229,17 @@ def _binary(name: str, summary: str) -> Callable[[Any, Any], Array]:
     def func(x1: Any, x2: Any, /) -> Array:
         if type(x1) is Array or isinstance(x1, Tensor):
             device = x1._device if type(x1) is Array else _device_of_args((x1,))
-            if type(x2) is Array or isinstance(x2, Tensor):
-                other = x2._device if type(x2) is Array else _device_of_args((x2,))
+            kind = type(x2)
+            if kind is int or kind is float or kind is bool:
+                b: Any = x2  # (a Python scalar: answered before the Tensor ABC check)
+            elif kind is Array or isinstance(x2, Tensor):
+                other = x2._device if kind is Array else _device_of_args((x2,))
                 if other != device:
                     raise ValueError(
                         f"{name}: arrays on different devices ({device!r} and {other!r}); "
                         "move one with x.to_device first."
                     )
-                b: Any = read(x2, device)
+                b = read(x2, device)
             else:
                 b = _scalar_operand(name, x2)
             a: Any = read(x1, device)

@@ -22,6 +22,7 @@ copy. These two private accesses are the whole contact with the carrier internal
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -36,7 +37,7 @@ from stridewave.array_api._array import (
     wrap,
 )
 from stridewave.carriers import Evictable, Metal
-from stridewave.carriers._metal import _import_mlx, _select_device
+from stridewave.carriers._metal import DEVICE_ENV, _import_mlx, _select_device
 from stridewave.dtypes import DType
 from stridewave.tensor import Tensor
 
@@ -52,10 +53,6 @@ class _Device:
 
 
 def _mlx_device() -> tuple[Any, str]:
-    import os
-
-    from stridewave.carriers._metal import DEVICE_ENV
-
     key = os.environ.get(DEVICE_ENV, "")
     if _Device.key != key or _Device.device is None:
         _Device.device, _Device.name = _select_device(_import_mlx())
@@ -160,33 +157,72 @@ class MLXBackend:
             "(bool, int32 and float32 only)."
         )
 
+    def launch(self, result: Any) -> None:
+        """Schedule a fresh MLX result's evaluation in the form its carrier will store.
+
+        The storage form (the carrier's dtype, one dimension) is built first and
+        only it is scheduled (``mlx.core.async_eval``): one graph per result, with
+        the operation in it, launched before the Python that adopts the result.
+        :meth:`adopt` then takes the prepared form when it is given this very
+        ``result`` (an identity check: a result prepared by another thread in
+        between is simply prepared again). docs/array-api.md, "Lazy results".
+        """
+        mx = self.mx
+        shaped = result
+        if result.dtype not in self._from_mx:
+            found = self._narrow(result)
+            if found is None:
+                mx.async_eval(result)  # adopt() raises the dtype's TypeError
+                return
+            with self.stream():
+                shaped = result.astype(self._to_mx[found])
+        flat = shaped
+        if shaped.ndim != 1:
+            # (on_device's stream() just chose _Device.device for this operation)
+            flat = mx.reshape(shaped, (-1,), stream=_Device.device)  # a view, once evaluated
+        mx.async_eval(flat)
+        self._launched = (result, shaped, flat)
+
+    _launched: tuple[Any, Any, Any] | None = None
+
+    def _narrow(self, array: Any) -> DType | None:
+        try:
+            return self.dtype(array)
+        except TypeError:
+            return None
+
     def adopt(self, result: Any, device: Device) -> Array:
         """Adopt an MLX result as a fresh Metal carrier (no copy once evaluated)."""
-        dtype = self._from_mx.get(result.dtype) or self.dtype(result)
-        shape = tuple(result.shape)
+        launched = self._launched
+        self._launched = None  # (holds no array past its adoption)
         # The device the operation ran on (stream() validated it for this call).
         mx_device, name = _Device.device, _Device.name
         if mx_device is None:
             mx_device, name = _mlx_device()
-        target = self._to_mx[dtype]
-        flat = result
-        if result.dtype != target or len(shape) != 1:
-            with self.mx.stream(mx_device):
-                if result.dtype != target:
-                    result = result.astype(target)
-                flat = result.reshape(-1) if len(shape) != 1 else result  # a view
-        # Scheduled, not waited for: the device computes while Python builds the
-        # carrier, and whoever reads the values first waits (the carrier evaluates
-        # before every host access; MLX orders later operations after it). Waiting
-        # here, as raw MLX code calling mx.eval does, would put this call's Python
-        # time on top of the device's. docs/array-api.md, "Lazy results".
-        if flat.size:
-            self.mx.async_eval(flat)
+        if launched is not None and launched[0] is result:
+            _result, result, flat = launched
+            dtype = self._from_mx[flat.dtype]
         else:
+            dtype = self._from_mx.get(result.dtype) or self.dtype(result)
+            target = self._to_mx[dtype]
+            flat = result
+            if result.dtype != target or result.ndim != 1:
+                with self.mx.stream(mx_device):
+                    if result.dtype != target:
+                        result = result.astype(target)
+                    flat = result.reshape(-1) if result.ndim != 1 else result  # a view
+            # Scheduled, not waited for: the device computes while Python builds the
+            # carrier, and whoever reads the values first waits (the carrier evaluates
+            # before every host access; MLX orders later operations after it). Waiting
+            # here, as raw MLX code calling mx.eval does, would put this call's Python
+            # time on top of the device's. docs/array-api.md, "Lazy results".
+            if flat.size:
+                self.mx.async_eval(flat)
+        if not flat.size:
             self.mx.eval(flat)  # an empty array is never scheduled (nothing to overlap)
         carrier = Metal.__new__(Metal)
         carrier._adopt(flat, mx_device, name, dtype, mutable=True, evaluate=False)
-        out = _make(carrier, contiguous_layout(shape), 0, device)
+        out = _make(carrier, contiguous_layout(tuple(result.shape)), 0, device)
         if flat is not result:
             # Keep the N-d form for read() while the carrier is unwritten (version 0)
             # and holds this very array (docs/array-api.md, "Lazy results").
@@ -356,7 +392,7 @@ def _build(
     if entry is _HOST:
         return host
     impl: Callable[..., Any] = entry(mx) if callable(entry) else getattr(mx, entry)
-    array_type, schedule = mx.array, mx.async_eval
+    array_type, launch = mx.array, backend.launch
     if name in _SHARES_INPUT:
         impl = _private(impl, array_type)
 
@@ -370,11 +406,9 @@ def _build(
         except _NeedsHost:
             return host(*args, **kwargs)
         if type(out) is array_type and out.size:
-            # Launch now, before the Python that adopts the result (see adopt()): that
-            # Python then runs while the device computes. (A result of another rank is
-            # launched again by adopt() with its flat form; measured on the H200,
-            # benchmarks/gpu/probe_reshape.py, that costs less than launching once late.)
-            schedule(out)
+            # Launch now, before the Python that adopts the result: that Python then
+            # runs while the device computes (MLXBackend.launch).
+            launch(out)
         return out
 
     return on_device

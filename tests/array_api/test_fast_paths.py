@@ -90,6 +90,39 @@ def test_a_chain_of_scheduled_metal_results_gives_numpy_values() -> None:
     assert out._carrier.get_value(0) == pytest.approx(float(expected[0]), rel=1e-4, abs=1e-4)
 
 
+def _launched(backend: Any) -> Any:
+    return backend._launched
+
+
+@pytest.mark.needs_mlx
+@needs_mlx
+def test_metal_adopts_the_launched_storage_form_only_of_the_very_result() -> None:
+    from stridewave.array_api._array import metal_backend
+
+    backend = metal_backend()
+    metal = xp.Device("Metal")
+    mx = backend.mx
+    p = mx.arange(6, dtype=mx.float32).reshape(2, 3)
+    q = mx.arange(6, dtype=mx.int64).reshape(3, 2) * 10  # int64: narrowed to int32
+    backend.launch(p)
+    launched = _launched(backend)
+    assert launched is not None and launched[0] is p
+    assert launched[2].shape == (6,)  # the flat storage form, scheduled with p
+    # Another result is adopted in between (as another thread's would be): it is not
+    # mistaken for the launched one, and the launched form is dropped, not kept.
+    other = backend.adopt(q, metal)
+    assert _launched(backend) is None
+    assert other.dtype is xp.int32 and other.shape == (3, 2)
+    np.testing.assert_array_equal(np.asarray(other), np.arange(6).reshape(3, 2) * 10)
+    backend.launch(q)
+    narrowed = _launched(backend)
+    assert narrowed is not None and narrowed[1].dtype == mx.int32
+    again = backend.adopt(q, metal)  # the very result: its launched form is taken
+    assert again._carrier is not None and again._carrier._mx_array is narrowed[2]
+    np.testing.assert_array_equal(np.asarray(again), np.arange(6).reshape(3, 2) * 10)
+    assert backend.adopt(p, metal).shape == (2, 3)
+
+
 EMPTY_REDUCTIONS = """
 import warnings
 import stridewave.array_api as xp
