@@ -35,12 +35,19 @@ def best_of(
 
 
 def print_ratio_table(
-    rows: list[tuple[str, float, str, float, float, str]], *, case_width: int, ref_width: int
+    rows: list[tuple[str, float, str, float, float, str]],
+    *,
+    case_width: int,
+    ref_width: int,
+    reference: str = "NumPy",
 ) -> None:
-    """Print ``(case, ours s, NumPy reference, reference s, ratio, target)`` rows as Markdown."""
+    """Print ``(case, ours s, reference code, reference s, ratio, target)`` rows as Markdown.
+
+    ``reference`` names the library the ratios are against (``NumPy``, ``MLX``).
+    """
     print(
-        f"| {'case':<{case_width}} | {'stridewave ms':>13} | {'NumPy reference':<{ref_width}} "
-        f"| {'NumPy ms':>8} | {'ratio':>6} | {'target':<6} |"
+        f"| {'case':<{case_width}} | {'stridewave ms':>13} | {reference + ' reference':<{ref_width}} "
+        f"| {reference + ' ms':>8} | {'ratio':>6} | {'target':<6} |"
     )
     print(
         f"|{'-' * (case_width + 2)}|{'-' * 15}|{'-' * (ref_width + 2)}|{'-' * 10}|"
