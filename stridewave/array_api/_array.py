@@ -511,7 +511,7 @@ def read(value: Tensor, device: Device) -> Any:
     if value._carrier is None:
         device_of(value)  # raises for compound Tensors
     if device.kind == "Metal":
-        return metal_backend().read(value)
+        return (_MetalState.backend or metal_backend()).read(value)
     if type(value) is not Array:
         return HostBackend.read(value)
     carrier = value._carrier

@@ -234,7 +234,7 @@ def _binary(name: str, summary: str) -> Callable[[Any, Any], Array]:
                 b: Any = x2  # (a Python scalar: answered before the Tensor ABC check)
             elif kind is Array or isinstance(x2, Tensor):
                 other = x2._device if kind is Array else _device_of_args((x2,))
-                if other != device:
+                if other is not device and other != device:
                     raise ValueError(
                         f"{name}: arrays on different devices ({device!r} and {other!r}); "
                         "move one with x.to_device first."

@@ -106,12 +106,16 @@ class MLXBackend:
 
     def read(self, tensor: Tensor) -> Any:
         """Return the Tensor's logical values as an MLX array (no host copy)."""
-        storage = _storage(tensor._carrier)
+        carrier = tensor._carrier
+        storage = carrier._mx_array if type(carrier) is Metal else None  # type: ignore[union-attr]
+        if storage is None:
+            storage = _storage(carrier)  # an Evictable, another kind, or released
         layout = tensor._layout
         assert layout is not None
         offset = tensor._offset
-        size = int(storage.shape[0])
-        if offset == 0 and layout.strides == (1,) and layout.shape[0] == size:
+        size = storage.size  # (1-D storage: its one extent)
+        # (Layout's slots, read directly on this per-operation path)
+        if offset == 0 and layout._strides == (1,) and layout._size == size:
             return storage  # the whole carrier, in order: the MLX array itself
         cache = getattr(tensor, "_host", None)
         if (
@@ -120,21 +124,26 @@ class MLXBackend:
             # The N-d result this Array was adopted from (a view of the same buffer):
             # no new reshape in every graph that reads the Array.
             return cache[0]
-        if layout.size and (offset + layout.min_index < 0 or offset + layout.max_index >= size):
+        count = layout._size
+        if count and (offset + layout._min_index < 0 or offset + layout._max_index >= size):
             raise IndexError(
                 f"{tensor!r} addresses slots outside its carrier of {size} slots (the "
                 "carrier shrank after the view was made)."
             )
-        if layout.strides == contiguous_layout(layout.shape).strides:
-            if offset == 0 and layout.size == size:
-                return storage.reshape(layout.shape)
-            return storage[offset : offset + layout.size].reshape(layout.shape)
-        if layout.ndim == 1 and layout.size and layout.strides[0]:
-            # One strided run: a slice (MLX's own strided view, cheaper than as_strided).
-            (count,), (step,) = layout.shape, layout.strides
-            stop = offset + step * (count - 1) + (1 if step > 0 else -1)
-            return storage[offset : stop if stop >= 0 else None : step]
-        return self.mx.as_strided(storage, layout.shape, layout.strides, offset)
+        shape, strides = layout._shape, layout._strides
+        if len(shape) == 1:
+            (step,) = strides
+            if step == 1:
+                return storage[offset : offset + count]
+            if count and step:
+                # One strided run: a slice (MLX's own strided view, cheaper than as_strided).
+                stop = offset + step * (count - 1) + (1 if step > 0 else -1)
+                return storage[offset : stop if stop >= 0 else None : step]
+        elif strides == contiguous_layout(shape).strides:
+            if offset == 0 and count == size:
+                return storage.reshape(shape)
+            return storage[offset : offset + count].reshape(shape)
+        return self.mx.as_strided(storage, shape, strides, offset)
 
     def is_array(self, value: object) -> bool:
         """Return whether ``value`` is an MLX array."""
@@ -392,23 +401,39 @@ def _build(
     if entry is _HOST:
         return host
     impl: Callable[..., Any] = entry(mx) if callable(entry) else getattr(mx, entry)
-    array_type, launch = mx.array, backend.launch
+    array_type, launch, schedule, stream = mx.array, backend.launch, mx.async_eval, mx.stream
+    carrier_dtypes, environ_get = backend._from_mx, os.environ.get
     if name in _SHARES_INPUT:
         impl = _private(impl, array_type)
 
     @functools.wraps(impl)
     def on_device(*args: Any, **kwargs: Any) -> Any:
-        if _touches_empty(array_type, args, kwargs):
-            return host(*args, **kwargs)  # (see _touches_empty)
+        # (_touches_empty, inlined: this runs before every launch)
+        for value in (*args, *kwargs.values()) if kwargs else args:
+            if type(value) is array_type:
+                if not value.size:
+                    return host(*args, **kwargs)
+            elif (type(value) is list or type(value) is tuple) and _touches_empty(
+                array_type, value, {}
+            ):
+                return host(*args, **kwargs)
+        device = _Device.device  # (backend.stream(), inlined)
+        if device is None or environ_get(DEVICE_ENV, "") != _Device.key:
+            device, _name = _mlx_device()
         try:
-            with backend.stream():
+            with stream(device):
                 out = impl(*args, **kwargs)
         except _NeedsHost:
             return host(*args, **kwargs)
         if type(out) is array_type and out.size:
             # Launch now, before the Python that adopts the result: that Python then
-            # runs while the device computes (MLXBackend.launch).
-            launch(out)
+            # runs while the device computes (MLXBackend.launch; a 1-D result in a
+            # carrier dtype is its own storage form, launched here directly).
+            if out.ndim == 1 and out.dtype in carrier_dtypes:
+                schedule(out)
+                backend._launched = (out, out, out)
+            else:
+                launch(out)
         return out
 
     return on_device
@@ -476,10 +501,12 @@ def _touches_empty(array_type: Any, args: tuple[Any, ...], kwargs: dict[str, Any
 
 def _sum_like(name: str) -> Callable[[Any], Callable[..., Any]]:
     def make(mx: Any) -> Callable[..., Any]:
+        reduce = getattr(mx, name)
+
         def func(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
             if dtype is not None and x.dtype != dtype:
                 x = x.astype(dtype)  # (an astype to the same dtype would copy)
-            return getattr(mx, name)(x, axis=axis, keepdims=keepdims)
+            return reduce(x, axis=axis, keepdims=keepdims)
 
         return func
 
