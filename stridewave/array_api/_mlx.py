@@ -107,7 +107,7 @@ class MLXBackend:
     def read(self, tensor: Tensor) -> Any:
         """Return the Tensor's logical values as an MLX array (no host copy)."""
         carrier = tensor._carrier
-        storage = carrier._mx_array if type(carrier) is Metal else None  # type: ignore[union-attr]
+        storage = carrier._mx_array if type(carrier) is Metal else None
         if storage is None:
             storage = _storage(carrier)  # an Evictable, another kind, or released
         layout = tensor._layout
@@ -478,7 +478,9 @@ def _private(impl: Callable[..., Any], array_type: Any) -> Callable[..., Any]:
     return func
 
 
-def _touches_empty(array_type: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+def _touches_empty(
+    array_type: Any, args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any]
+) -> bool:
     """Whether an MLX array argument (or one in a list or tuple argument) has no elements.
 
     Such calls go to NumPy on the host (a copy of nothing): MLX 0.32.4's reductions
