@@ -1,9 +1,9 @@
 """Array API benchmark: ``stridewave.array_api`` against NumPy and raw MLX, in one run.
 
-Run ``python benchmarks/bench_array_api.py [--device cpu|metal] [--repeat N] [--n N]
-[--matrix M]`` (or ``nox -s bench``). Each figure is the best of N runs
-(``time.perf_counter``), both sides in the same process; the ratio divides the
-stridewave time by the reference.
+Run ``python benchmarks/bench_array_api.py [--device cpu|metal] [--repeat N]
+[--rounds R] [--n N] [--matrix M]`` (or ``nox -s bench``). On the CPU each figure is
+the best of N runs (``time.perf_counter``), both sides in the same process; the ratio
+divides the stridewave time by the reference.
 
 ``--device cpu`` (default), issue 15 targets in the last column:
 
