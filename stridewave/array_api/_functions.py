@@ -28,6 +28,7 @@ from stridewave.array_api._array import (
     backend_for,
     common_device,
     default_device,
+    metal_backend,
     read,
     wrap,
 )
@@ -128,6 +129,16 @@ def _device_of_args(values: Sequence[object], device: object = None) -> Device:
 #: dtype type and the like as it is first seen): passed through without further checks.
 _PLAIN_TYPES: set[type] = {bool, int, float, type(None), str}
 
+#: The Metal backend's direct calls by function name (MLXBackend.direct), looked up
+#: once each: a Metal operation skips the general dispatch when its operands allow.
+_DIRECTS: dict[str, Callable[..., Any]] = {}
+
+
+def _load_direct(name: str) -> Callable[..., Any]:
+    found: Callable[..., Any] = metal_backend().direct(name)
+    _DIRECTS[name] = found
+    return found
+
 
 def _flat(values: Sequence[object]) -> list[object]:
     out: list[object] = []
@@ -158,6 +169,10 @@ def _apply(
                 break
         else:
             device = x._device
+            if device.kind == "Metal":
+                found = (_DIRECTS.get(name) or _load_direct(name))(x, **kwargs)
+                if found is not None:
+                    return found
             result = getattr(backend_for(device).ns, name)(read(x, device), **kwargs)
             return wrap(result, device, (x,))
     if device is None:
@@ -212,6 +227,10 @@ def _unary(name: str, summary: str) -> Callable[[Any], Array]:
         if type(x) is not Array and not isinstance(x, Tensor):
             raise TypeError(f"{name} expects an array, got {type(x).__name__} {x!r}.")
         device = x._device if type(x) is Array else _device_of_args((x,))
+        if device.kind == "Metal" and not rounding:
+            found = (_DIRECTS.get(name) or _load_direct(name))(x)
+            if found is not None:
+                return found  # type: ignore[no-any-return]
         backend = backend_for(device)
         if rounding and x.dtype is not DType.Float32:
             # Rounding an integer is the identity (the standard keeps the dtype);
@@ -227,6 +246,12 @@ def _unary(name: str, summary: str) -> Callable[[Any], Array]:
 
 def _binary(name: str, summary: str) -> Callable[[Any, Any], Array]:
     def func(x1: Any, x2: Any, /) -> Array:
+        if (type(x1) is Array and x1._device.kind == "Metal") or (
+            type(x2) is Array and x2._device.kind == "Metal"
+        ):
+            found = (_DIRECTS.get(name) or _load_direct(name))(x1, x2)
+            if found is not None:
+                return found  # type: ignore[no-any-return]
         if type(x1) is Array or isinstance(x1, Tensor):
             device = x1._device if type(x1) is Array else _device_of_args((x1,))
             kind = type(x2)
@@ -759,10 +784,18 @@ result_type = _dtypes.result_type
 
 
 def matmul(x1: Any, x2: Any, /) -> Array:
-    if type(x1) is Array and type(x2) is Array and x1._device == x2._device:
+    if (
+        type(x1) is Array
+        and type(x2) is Array
+        and (x1._device is x2._device or x1._device == x2._device)
+    ):
         # Two Arrays on one device (the common case): straight to the backend, as the
         # elementwise functions go, without the general argument walk of _apply.
         device = x1._device
+        if device.kind == "Metal":
+            found = (_DIRECTS.get("matmul") or _load_direct("matmul"))(x1, x2)
+            if found is not None:
+                return found  # type: ignore[no-any-return]
         return _one_wrap(backend_for(device).ns.matmul(read(x1, device), read(x2, device)), device)
     if not (isinstance(x1, Tensor) and isinstance(x2, Tensor)):
         raise TypeError("matmul needs two arrays.")

@@ -92,6 +92,7 @@ class MLXBackend:
         }
         self._from_mx: dict[Any, DType] = {v: k for k, v in self._to_mx.items()}
         self.ns = _Namespace(self)
+        self._directs: dict[str, Callable[..., Array | None]] = {}
 
     def stream(self) -> Any:
         """Return a context that runs the enclosed MLX calls on the Metal carriers' device.
@@ -166,7 +167,7 @@ class MLXBackend:
             "(bool, int32 and float32 only)."
         )
 
-    def launch(self, result: Any) -> None:
+    def launch(self, result: Any, mx_device: Any = None) -> None:
         """Schedule a fresh MLX result's evaluation in the form its carrier will store.
 
         The storage form (the carrier's dtype, one dimension) is built first and
@@ -187,8 +188,8 @@ class MLXBackend:
                 shaped = result.astype(self._to_mx[found])
         flat = shaped
         if shaped.ndim != 1:
-            # (on_device's stream() just chose _Device.device for this operation)
-            flat = mx.reshape(shaped, (-1,), stream=_Device.device)  # a view, once evaluated
+            # (the operation's device: on_device just chose _Device.device for it)
+            flat = mx.reshape(shaped, (-1,), stream=mx_device or _Device.device)  # a view
         mx.async_eval(flat)
         self._launched = (result, shaped, flat)
 
@@ -200,14 +201,22 @@ class MLXBackend:
         except TypeError:
             return None
 
-    def adopt(self, result: Any, device: Device) -> Array:
-        """Adopt an MLX result as a fresh Metal carrier (no copy once evaluated)."""
+    def adopt(
+        self, result: Any, device: Device, mx_device: Any = None, device_name: str = ""
+    ) -> Array:
+        """Adopt an MLX result as a fresh Metal carrier (no copy once evaluated).
+
+        ``mx_device`` (with its ``device_name``) is the MLX device the operation ran
+        on; by default the one ``stream()`` last chose.
+        """
         launched = self._launched
         self._launched = None  # (holds no array past its adoption)
-        # The device the operation ran on (stream() validated it for this call).
-        mx_device, name = _Device.device, _Device.name
         if mx_device is None:
-            mx_device, name = _mlx_device()
+            # The device the operation ran on (stream() validated it for this call).
+            mx_device, device_name = _Device.device, _Device.name
+            if mx_device is None:
+                mx_device, device_name = _mlx_device()
+        name = device_name
         if launched is not None and launched[0] is result:
             _result, result, flat = launched
             dtype = self._from_mx[flat.dtype]
@@ -237,6 +246,25 @@ class MLXBackend:
             # and holds this very array (docs/array-api.md, "Lazy results").
             out._host = (result, flat, 0)
         return out
+
+    # -- direct calls: Arrays in, an Array out ------------------------------------------
+
+    def direct(self, name: str) -> Callable[..., Array | None]:
+        """Return ``name`` as a call on Metal Arrays that skips the general dispatch.
+
+        The returned callable takes Arrays (and plain values) and returns the result
+        Array, or ``None`` when the call is not one it takes (an operand that is not
+        a whole-or-viewed plain Metal carrier, an empty operand, operands on two
+        devices, a function MLX does not have): the general path then runs it. It
+        runs the operation on the MLX device of the first operand's carrier, where
+        that operand's storage lives. It exists for the per-call time on a GPU: the
+        Python before a launch is the part of a call the device cannot overlap
+        (docs/array-api.md, "Lazy results").
+        """
+        found = self._directs.get(name)
+        if found is None:
+            found = self._directs[name] = _direct(self, name)
+        return found
 
     # -- conversions ----------------------------------------------------------------------
 
@@ -438,6 +466,69 @@ def _build(
 
     return on_device
 
+
+def _direct(backend: MLXBackend, name: str) -> Callable[..., Array | None]:
+    """Build :meth:`MLXBackend.direct` for ``name`` (see there)."""
+    entry = _MAIN.get(name, _HOST)
+    if entry is _HOST:
+        return _declined  # delegated to NumPy: the general path
+    mx = backend.mx
+    impl: Callable[..., Any] = entry(mx) if callable(entry) else getattr(mx, entry)
+    array_type, schedule, stream = mx.array, mx.async_eval, mx.stream
+    if name in _SHARES_INPUT:
+        impl = _private(impl, array_type)
+    carrier_dtypes, read = backend._from_mx, backend.read
+
+    def call(*values: Any, **kwargs: Any) -> Array | None:
+        first: Array | None = None
+        operands: list[Any] = []
+        for value in values:
+            if type(value) is Array:
+                carrier = value._carrier
+                if type(carrier) is not Metal:
+                    return None  # an Evictable, a released carrier ...
+                if first is None:
+                    first = value
+                elif value._device is not first._device and value._device != first._device:
+                    return None  # (the general path raises the devices' ValueError)
+                array = read(value)
+                if not array.size:
+                    return None  # (see _touches_empty)
+                operands.append(array)
+            elif type(value) in _PLAIN:
+                operands.append(value)
+            else:
+                return None
+        if first is None:
+            return None
+        carrier = first._carrier
+        mx_device = carrier._device  # type: ignore[union-attr]
+        try:
+            with stream(mx_device):
+                out = impl(*operands, **kwargs)
+        except _NeedsHost:
+            return None
+        if type(out) is not array_type:
+            result: Array = wrap(out, first._device)
+            return result
+        if out.size:
+            if out.ndim == 1 and out.dtype in carrier_dtypes:
+                schedule(out)
+                backend._launched = (out, out, out)
+            else:
+                backend.launch(out, mx_device)
+        return backend.adopt(out, first._device, mx_device, carrier._device_name)  # type: ignore[union-attr]
+
+    call.__name__ = name
+    return call
+
+
+def _declined(*values: Any, **kwargs: Any) -> None:
+    return None
+
+
+#: Operand types a direct call passes through unchanged (Python scalars).
+_PLAIN: Final = frozenset({bool, int, float})
 
 _HOST: Final = object()
 

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 import stridewave.array_api as xp
 from stridewave.array_api import _indexing
+from stridewave.array_api._array import metal_backend
 
 HAVE_MLX = importlib.util.find_spec("mlx") is not None
 needs_mlx = pytest.mark.skipif(
@@ -97,8 +98,6 @@ def _launched(backend: Any) -> Any:
 @pytest.mark.needs_mlx
 @needs_mlx
 def test_metal_adopts_the_launched_storage_form_only_of_the_very_result() -> None:
-    from stridewave.array_api._array import metal_backend
-
     backend = metal_backend()
     metal = xp.Device("Metal")
     mx = backend.mx
@@ -121,6 +120,59 @@ def test_metal_adopts_the_launched_storage_form_only_of_the_very_result() -> Non
     assert again._carrier is not None and again._carrier._mx_array is narrowed[2]
     np.testing.assert_array_equal(np.asarray(again), np.arange(6).reshape(3, 2) * 10)
     assert backend.adopt(p, metal).shape == (2, 3)
+
+
+DIRECT_CASES: list[tuple[str, Callable[[Any, Any], Any], Callable[[Any, Any], Any]]] = [
+    ("add", lambda x, y: xp.add(x, y), np.add),
+    ("multiply by a scalar", lambda x, y: x * 2.5, lambda x, y: x * np.float32(2.5)),
+    ("reflected subtract", lambda x, y: 3 - x, lambda x, y: np.float32(3) - x),
+    ("less", lambda x, y: x < y, np.less),
+    ("sum", lambda x, y: xp.sum(x), lambda x, y: np.sum(x, dtype=np.float32)),
+    ("mean over axis 0", lambda x, y: xp.mean(x, axis=0), lambda x, y: np.mean(x, axis=0)),
+    ("exp", lambda x, y: xp.exp(x), np.exp),
+    ("matmul", lambda x, y: xp.matmul(x, y.T), lambda x, y: np.matmul(x, y.T)),
+    ("strided view times 2", lambda x, y: x[:, ::2] * 2, lambda x, y: x[:, ::2] * 2),
+]
+
+
+@pytest.mark.needs_mlx
+@needs_mlx
+@pytest.mark.parametrize(("label", "ours", "numpy"), DIRECT_CASES, ids=[c[0] for c in DIRECT_CASES])
+@pytest.mark.parametrize("operands", ["metal", "evictable", "one empty"])
+@pytest.mark.filterwarnings("ignore:Mean of empty slice:RuntimeWarning")
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+def test_metal_direct_calls_give_numpy_values_and_decline_what_they_do_not_take(
+    label: str,
+    ours: Callable[[Any, Any], Any],
+    numpy: Callable[[Any, Any], Any],
+    operands: str,
+) -> None:
+    from stridewave import DType, Evictable, FileBacked, Layout, Tensor
+
+    metal = xp.Device("Metal")
+    rng = np.random.default_rng(3)
+    shape = (0, 4) if operands == "one empty" else (3, 4)
+    x_np = rng.standard_normal(shape).astype(np.float32)
+    y_np = rng.standard_normal(shape).astype(np.float32)
+    x, y = xp.asarray(x_np, device=metal), xp.asarray(y_np, device=metal)
+    direct = metal_backend().direct
+    if operands == "evictable":
+        # An Evictable over Metal: declined by the direct call, run by the general path.
+        primary = xp.asarray(x_np.reshape(-1), device=metal)._carrier
+        evictable = Evictable(primary, FileBacked(dtype=DType.Float32))
+        x = xp.asarray(Tensor(evictable, Layout(shape)))
+        assert x.device == metal
+        assert direct("add")(x, y) is None
+        evictable.evict()  # the general path pages it in
+    elif operands == "one empty":
+        assert direct("add")(x, y) is None  # (MLX's empty reductions: the NumPy path)
+    else:
+        assert direct("add")(x, y) is not None
+    out = ours(x, y)
+    expected = numpy(x_np, y_np)
+    assert out.device == metal
+    assert out.shape == np.shape(expected)
+    np.testing.assert_allclose(np.asarray(out), expected, rtol=1e-5, atol=1e-5)
 
 
 EMPTY_REDUCTIONS = """
