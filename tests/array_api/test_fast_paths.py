@@ -159,6 +159,7 @@ def test_metal_direct_calls_give_numpy_values_and_decline_what_they_do_not_take(
     if operands == "evictable":
         # An Evictable over Metal: declined by the direct call, run by the general path.
         primary = xp.asarray(x_np.reshape(-1), device=metal)._carrier
+        assert primary is not None
         evictable = Evictable(primary, FileBacked(dtype=DType.Float32))
         x = xp.asarray(Tensor(evictable, Layout(shape)))
         assert x.device == metal
