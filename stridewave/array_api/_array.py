@@ -576,6 +576,22 @@ def write(
 
 _SCALARS: Final = (bool, int, float)
 
+#: The modules of this package that import this one, looked up on first use: an
+#: import statement in an operator would cost every call a trip through the import
+#: system.
+_LATE: dict[str, Any] = {}
+
+
+def _late(name: str) -> Any:
+    """Return ``stridewave.array_api.<name>`` (``_functions`` or ``_indexing``)."""
+    module = _LATE.get(name)
+    if module is None:
+        from stridewave.array_api import _functions, _indexing
+
+        _LATE.update(_functions=_functions, _indexing=_indexing)
+        module = _LATE[name]
+    return module
+
 
 def _binary(name: str, reflected: bool = False) -> Callable[[Array, object], Any]:
     found: list[Callable[[object, object], Any]] = []  # the function, looked up once
@@ -585,9 +601,7 @@ def _binary(name: str, reflected: bool = False) -> Callable[[Array, object], Any
         if type(other) is not Array and not isinstance(other, (*_SCALARS, Tensor)):
             return NotImplemented
         if not found:
-            from stridewave.array_api import _functions
-
-            found.append(getattr(_functions, name))
+            found.append(getattr(_late("_functions"), name))
         func = found[0]
         return func(other, self) if reflected else func(self, other)
 
@@ -602,9 +616,7 @@ def _inplace(name: str) -> Callable[[Array, object], Array]:
     def method(self: Array, other: object) -> Array:
         if not isinstance(other, (*_SCALARS, Tensor)):
             return NotImplemented  # type: ignore[no-any-return]
-        from stridewave.array_api import _functions
-
-        result = getattr(_functions, name)(self, other)
+        result = getattr(_late("_functions"), name)(self, other)
         if result.shape != self.shape:
             raise ValueError(
                 f"in-place {name} would change the shape {self.shape} to {result.shape}; "
@@ -722,16 +734,12 @@ class Array(Tensor):
                 f".T needs a 2-D array, got {self.ndim}-D (shape {self.shape}); use "
                 "xp.permute_dims or .mT for stacks of matrices."
             )
-        from stridewave.array_api._functions import permute_dims
-
-        return permute_dims(self, (1, 0))
+        return _late("_functions").permute_dims(self, (1, 0))  # type: ignore[no-any-return]
 
     @property
     def mT(self) -> Array:
         """Array: The transpose of the last two axes (a view)."""
-        from stridewave.array_api._functions import matrix_transpose
-
-        return matrix_transpose(self)
+        return _late("_functions").matrix_transpose(self)  # type: ignore[no-any-return]
 
     def to_device(self, device: object, /, *, stream: object = None) -> Array:
         """Return the array on ``device`` (a copy into a fresh carrier of that kind).
@@ -911,9 +919,7 @@ class Array(Tensor):
         RuntimeError
             If the carrier is released (advanced indexing reads it).
         """
-        from stridewave.array_api._indexing import getitem
-
-        return getitem(self, key)
+        return _late("_indexing").getitem(self, key)  # type: ignore[no-any-return]
 
     def __setitem__(self, key: object, value: object, /) -> None:
         """Write ``value`` into ``self[key]``: one scatter, one version step.
@@ -936,9 +942,7 @@ class Array(Tensor):
         NotImplementedError
             If the carrier is FileBacked (no scatter in the carrier spec).
         """
-        from stridewave.array_api._indexing import setitem
-
-        setitem(self, key, value)
+        _late("_indexing").setitem(self, key, value)
 
     def __repr__(self) -> str:
         try:
@@ -1023,27 +1027,19 @@ class Array(Tensor):
 
     def __neg__(self) -> Array:
         """Return ``negative(self)``."""
-        from stridewave.array_api._functions import negative
-
-        return negative(self)
+        return _late("_functions").negative(self)  # type: ignore[no-any-return]
 
     def __pos__(self) -> Array:
         """Return ``positive(self)``."""
-        from stridewave.array_api._functions import positive
-
-        return positive(self)
+        return _late("_functions").positive(self)  # type: ignore[no-any-return]
 
     def __abs__(self) -> Array:
         """Return ``abs(self)``."""
-        from stridewave.array_api._functions import abs as abs_
-
-        return abs_(self)
+        return _late("_functions").abs(self)  # type: ignore[no-any-return]
 
     def __invert__(self) -> Array:
         """Return ``bitwise_invert(self)``."""
-        from stridewave.array_api._functions import bitwise_invert
-
-        return bitwise_invert(self)
+        return _late("_functions").bitwise_invert(self)  # type: ignore[no-any-return]
 
 
 def as_array(value: Tensor) -> Array:

@@ -17,6 +17,7 @@ import numpy as np
 from stridewave.array_api import _array
 from stridewave.array_api._array import (
     Array,
+    _make,
     backend_for,
     contiguous_layout,
     read,
@@ -164,25 +165,25 @@ def _one_slice(x: Array, key: slice) -> Array | None:
     The same geometry as :func:`basic_geometry` gives, without its general loop; None
     for anything else (the general path then decides, and raises where it must).
     """
-    layout = x.layout
-    if len(layout.shape) != 1:
+    layout = x._layout
+    if layout is None or len(layout._shape) != 1:  # (Layout's slots: a per-call path)
         return None
     start, stop, step = key.start, key.stop, key.step
-    for bound in (start, stop, step):
-        if bound is not None and type(bound) is not int:
-            return None
-    if step == 0:
+    if not (
+        (start is None or type(start) is int)
+        and (stop is None or type(stop) is int)
+        and (step is None or (type(step) is int and step))
+    ):
         return None
-    first, end, step_ = key.indices(layout.shape[0])
+    first, end, step_ = key.indices(layout._shape[0])
     length = len(range(first, end, step_))
-    offset = x._offset + first * layout.strides[0] if length else 0
-    stride = step_ * layout.strides[0]
+    (stride,) = layout._strides
+    offset = x._offset + first * stride if length else 0
+    stride *= step_
     view_layout = (
         contiguous_layout((length,)) if stride == 1 else strided_layout((length,), (stride,))
     )
-    carrier = x._carrier
-    assert carrier is not None
-    return _array._make(carrier, view_layout, offset, x._device)
+    return _make(x._carrier, view_layout, offset, x._device)  # type: ignore[arg-type]
 
 
 def getitem(x: Array, key: object) -> Array:
