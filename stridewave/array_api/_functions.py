@@ -1000,13 +1000,25 @@ _document(unique_inverse, "Unique elements and inverse indices.", returns="named
 
 
 def _acc_dtype(x: Any, dtype: object) -> Any:
+    if dtype is None and type(x) is Array:
+        known = _ACC_DTYPES.get((x._device.kind, x._dtype))
+        if known is not None:
+            return known
     chosen = (
         _dtypes.as_dtype(dtype)
         if dtype is not None
         else (DType.Float32 if x.dtype is DType.Float32 else DType.Int32)
     )
     device = x._device if type(x) is Array else _device_of_args((x,))
-    return backend_for(device).backend_dtype(chosen)
+    found = backend_for(device).backend_dtype(chosen)
+    if dtype is None and type(x) is Array:
+        _ACC_DTYPES[(device.kind, x._dtype)] = found
+    return found
+
+
+#: The default accumulator dtype of sums and products, by (device kind, input dtype):
+#: the backend's own dtype object, looked up once.
+_ACC_DTYPES: dict[tuple[str, DType], Any] = {}
 
 
 def cumulative_sum(

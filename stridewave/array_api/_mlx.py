@@ -950,9 +950,12 @@ def _inexact(mx: Any, *arrays: Any) -> None:
 
 
 def _matmul(mx: Any) -> Callable[..., Any]:
+    matmul, float32 = mx.matmul, mx.float32
+
     def func(x1: Any, x2: Any) -> Any:
-        _inexact(mx, x1, x2)
-        return mx.matmul(x1, x2)
+        if x1.dtype != float32 or x2.dtype != float32:  # (float32: the common case)
+            _inexact(mx, x1, x2)
+        return matmul(x1, x2)
 
     return func
 
