@@ -1,9 +1,15 @@
 """Array API benchmark: ``stridewave.array_api`` against NumPy and raw MLX, in one run.
 
-Run ``python benchmarks/bench_array_api.py [--device cpu|metal] [--repeat N]
-[--rounds R] [--n N] [--matrix M]`` (or ``nox -s bench``). On the CPU each figure is
-the best of N runs (``time.perf_counter``), both sides in the same process; the ratio
-divides the stridewave time by the reference.
+Run ``python benchmarks/bench_array_api.py [--device cpu|metal] [--rounds R] [--n N]
+[--matrix M]`` (or ``nox -s bench``). Both sides run in the same process, timed
+(``time.perf_counter``) round by round, interleaved: each round times one call of
+each side (200 calls for the 1-element case), the side that goes first alternates,
+and a case gets up to ``R`` rounds (default 300; about 4 s per side, at least 5).
+The table shows each side's best round and the ratio of the bests; the medians of
+the rounds and their ratio follow it. The median ratio is the figure held to the
+targets: a drift of the machine (a GPU's clock between bursts, a neighbour on a
+shared CPU) reaches both sides alike there, where one lucky round decides a best
+(pyperf's documentation makes the same case against minimums).
 
 ``--device cpu`` (default), issue 15 targets in the last column:
 
@@ -14,12 +20,10 @@ divides the stridewave time by the reference.
 
 ``--device metal``: the same cases on Metal carriers against raw ``mlx.core`` on
 the same MLX device (``STRIDEWAVE_METAL_DEVICE``: MLX's CPU device with ``cpu``,
-target <= 1.2x; the GPU, target <= 1.1x). Both sides wait for their result inside
-the timed call: raw MLX in ``mx.eval``, stridewave (whose results are scheduled with
-``mx.async_eval``) in an ``mx.eval`` of the result carrier's array. A GPU's clock
-moves between bursts, so the two sides are timed call by call, interleaved
-(``--rounds`` single calls each, after half a second of warm-up on the GPU): the
-table shows the best call of each side, and the medians follow it.
+target <= 1.2x; the GPU, target <= 1.1x, after half a second of warm-up that
+raises its clock). Both sides wait for their result inside the timed call: raw MLX
+in ``mx.eval``, stridewave (whose results are scheduled with ``mx.async_eval``) in
+an ``mx.eval`` of the result carrier's array.
 """
 
 from __future__ import annotations
@@ -29,56 +33,27 @@ import os
 import time
 
 import numpy as np
-from _timing import best_of, print_ratio_table
+from _timing import print_ratio_table
 
 import stridewave.array_api as xp
 
 
-def _pair(ours_fn, ref_fn, repeat, number=1, warm_s=0.0):  # type: ignore[no-untyped-def]
-    """Best times of both sides, measured in alternating rounds (fairer on a busy machine).
+def _interleaved(ours_fn, ref_fn, rounds, warm_s=0.0, number=1):  # type: ignore[no-untyped-def]
+    """Best and median times of both sides, timed call by call, interleaved.
 
-    The side that goes first alternates from round to round, so neither always runs
-    on a cache (or a clock) the other warmed. ``warm_s`` seconds of the reference run
-    untimed first: a GPU idles at a low clock between bursts and takes a moment to
-    raise it (benchmarks/gpu/results/run8/README.md). The per-round ratios are kept in
-    ``_ROUND_RATIOS`` for the spread printed under the table.
-    """
-    end = time.perf_counter() + warm_s
-    ref_fn()
-    while time.perf_counter() < end:
-        ref_fn()
-    ours = ref = float("inf")
-    ratios = []
-    for round_ in range(repeat):
-        first, second = (ours_fn, ref_fn) if round_ % 2 == 0 else (ref_fn, ours_fn)
-        t_first = best_of(first, 1, number=number, warmup=round_ == 0)
-        t_second = best_of(second, 1, number=number, warmup=round_ == 0)
-        t_ours, t_ref = (t_first, t_second) if round_ % 2 == 0 else (t_second, t_first)
-        ours, ref = min(ours, t_ours), min(ref, t_ref)
-        ratios.append(t_ours / t_ref)
-    _ROUND_RATIOS.append(sorted(ratios))
-    return ours, ref
-
-
-#: Per-round ratios of each case, in table order (printed as a spread under the table).
-_ROUND_RATIOS: list[list[float]] = []
-
-
-def _interleaved(ours_fn, ref_fn, rounds, warm_s):  # type: ignore[no-untyped-def]
-    """Best times of both sides from ``rounds`` single calls each, interleaved call by call.
-
-    (``rounds`` at most: a case is given about 4 s per side, and at least 5 rounds.)
-
-    For a device whose clock moves (a GPU between bursts): a drift then reaches both
-    sides alike, where rounds of many calls of one side each would catch it on one
-    side only. The side that goes first alternates; ``warm_s`` seconds of the
-    reference run untimed first. The medians of both sides go to ``_MEDIANS``.
+    Each round times ``number`` calls of one side, then of the other; the side that
+    goes first alternates. A drift of the machine (a GPU's clock between bursts, a
+    neighbour on a shared CPU) then reaches both sides alike, where rounds of many
+    calls of one side each catch it on one side only. ``rounds`` at most: a case is
+    given about 4 s per side, and at least 5 rounds. ``warm_s`` seconds of the
+    reference run untimed first (a GPU raises its clock). Returns the best time per
+    call of each side; the medians go to ``_MEDIANS``.
     """
     start = time.perf_counter()
-    ref_fn()
-    # At most about 4 s per side: a slow case (matmul on MLX's CPU device) gets fewer
-    # rounds, never fewer than 5.
-    rounds = max(5, min(rounds, int(4.0 / max(time.perf_counter() - start, 1e-9))))
+    for _ in range(number):
+        ref_fn()
+    per_round = max(time.perf_counter() - start, 1e-9)
+    rounds = max(5, min(rounds, int(4.0 / per_round)))
     end = time.perf_counter() + warm_s
     ours_fn()
     while time.perf_counter() < end:
@@ -89,20 +64,20 @@ def _interleaved(ours_fn, ref_fn, rounds, warm_s):  # type: ignore[no-untyped-de
     for round_ in range(rounds):
         for fn, found in ((ours_fn, ours), (ref_fn, ref))[:: 1 if round_ % 2 == 0 else -1]:
             start = clock()
-            fn()
-            found.append(clock() - start)
+            for _ in range(number):
+                fn()
+            found.append((clock() - start) / number)
     ours.sort()
     ref.sort()
     _MEDIANS.append((ours[len(ours) // 2], ref[len(ref) // 2]))
-    _ROUND_RATIOS.append(sorted(o / r for o, r in zip(ours, ref, strict=True)))
     return ours[0], ref[0]
 
 
-#: Median single-call times (ours, reference) of each interleaved case, in table order.
+#: Median times per call (ours, reference) of each case, in table order.
 _MEDIANS: list[tuple[float, float]] = []
 
 
-def _cpu_rows(n: int, m: int, repeat: int) -> list[tuple[str, float, str, float, float, str]]:
+def _cpu_rows(n: int, m: int, rounds: int) -> list[tuple[str, float, str, float, float, str]]:
     rng = np.random.default_rng(0)
     a_np = rng.standard_normal(n, dtype=np.float32)
     b_np = rng.standard_normal(n, dtype=np.float32)
@@ -132,9 +107,11 @@ def _cpu_rows(n: int, m: int, repeat: int) -> list[tuple[str, float, str, float,
     ]
     rows = []
     for name, ours_fn, ref_name, ref_fn, target in cases:
-        ours, ref = _pair(ours_fn, ref_fn, repeat)
+        ours, ref = _interleaved(ours_fn, ref_fn, rounds)
         rows.append((name, ours, ref_name, ref, ours / ref, target))
-    ours, ref = _pair(lambda: xp.add(one, one), lambda: np.add(one_np, one_np), repeat, 2000)
+    ours, ref = _interleaved(
+        lambda: xp.add(one, one), lambda: np.add(one_np, one_np), rounds, number=200
+    )
     rows.append(("xp.add 1 element", ours, "np.add 1 element", ref, ours / ref, ""))
     return rows
 
@@ -202,7 +179,13 @@ def _metal_rows(n: int, m: int, rounds: int) -> list[tuple[str, float, str, floa
     ]
     rows = []
     for name, ours_fn, ref_name, ref_fn, goal in cases:
-        ours, ref = _interleaved(settled(ours_fn), raw(ref_fn), rounds, warm_s=0.5 if gpu else 0.0)
+        ours, ref = _interleaved(
+            settled(ours_fn),
+            raw(ref_fn),
+            rounds,
+            warm_s=0.5 if gpu else 0.0,
+            number=1 if goal else 20,
+        )
         rows.append((name, ours, ref_name, ref, ours / ref, goal))
     return rows
 
@@ -210,9 +193,8 @@ def _metal_rows(n: int, m: int, rounds: int) -> list[tuple[str, float, str, floa
 def main(argv: list[str] | None = None) -> list[tuple[str, float, str, float, float, str]]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", choices=("cpu", "metal"), default="cpu")
-    parser.add_argument("--repeat", type=int, default=5, help="runs per figure (best is kept)")
     parser.add_argument(
-        "--rounds", type=int, default=300, help="interleaved single calls per side (metal)"
+        "--rounds", type=int, default=300, help="interleaved rounds per case (at most)"
     )
     parser.add_argument("--n", type=int, default=10**7, help="float32 elements (1-D cases)")
     parser.add_argument("--matrix", type=int, default=2000, help="matmul edge")
@@ -221,24 +203,15 @@ def main(argv: list[str] | None = None) -> list[tuple[str, float, str, float, fl
         rows = _metal_rows(args.n, args.matrix, args.rounds)
         reference = "raw MLX"
     else:
-        rows = _cpu_rows(args.n, args.matrix, args.repeat)
+        rows = _cpu_rows(args.n, args.matrix, args.rounds)
         reference = "NumPy"
     print(f"stridewave.array_api on {args.device}, reference: {reference}")
     print_ratio_table(
         rows, case_width=18, ref_width=16, reference="MLX" if args.device == "metal" else "NumPy"
     )
-    if args.device == "metal":
-        print(
-            f"medians of up to {args.rounds} interleaved single calls per side (ms), and "
-            "their ratio:"
-        )
-        for (name, *_rest), (ours, ref) in zip(rows, _MEDIANS, strict=True):
-            print(f"  {name:<18} {ours * 1e3:8.3f} / {ref * 1e3:8.3f} = {ours / ref:5.2f}")
-    else:
-        print("per-round ratios (rounds alternate which side goes first): min / median / max")
-        for (name, *_rest), ratios in zip(rows, _ROUND_RATIOS, strict=True):
-            median = ratios[len(ratios) // 2]
-            print(f"  {name:<18} {ratios[0]:5.2f} / {median:5.2f} / {ratios[-1]:5.2f}")
+    print(f"medians of up to {args.rounds} interleaved rounds per side (ms), and their ratio:")
+    for (name, *_rest), (ours, ref) in zip(rows, _MEDIANS, strict=True):
+        print(f"  {name:<18} {ours * 1e3:8.3f} / {ref * 1e3:8.3f} = {ours / ref:5.2f}")
     return rows
 
 

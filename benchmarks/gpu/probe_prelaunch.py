@@ -82,9 +82,11 @@ def main(calls: int = 2000) -> None:
 def settle_paths(mx: Any, device: Any, metal: Any, rounds: int = 300) -> None:
     """Whether waiting for a scheduled result costs more than ``mx.eval`` of a new one.
 
-    On 10**7 float32 ``add``, interleaved call by call: raw MLX (op, ``mx.eval``), raw
-    MLX scheduled first (op, ``mx.async_eval``, ``mx.eval``: how our results settle)
-    and ``xp.add`` settled; best and median per call, in microseconds.
+    On 10**7 float32 ``add`` and ``sum``, interleaved call by call: raw MLX (op,
+    ``mx.eval``), raw MLX scheduled first (op, ``mx.async_eval``, ``mx.eval``: how our
+    results settle), raw MLX with the flat form our carriers store (``sum``: the 0-d
+    result reshaped to 1-D in the same graph) and the ``stridewave`` call settled;
+    best and median per call, in microseconds.
     """
     rng = np.random.default_rng(1)
     a_np = rng.standard_normal(10**7, dtype=np.float32)
@@ -107,7 +109,35 @@ def settle_paths(mx: Any, device: Any, metal: Any, rounds: int = 300) -> None:
     def ours() -> None:
         mx.eval(xp.add(a, b)._carrier._mx_array)
 
-    paths = {"raw": raw, "raw scheduled": raw_scheduled, "xp.add": ours}
+    def raw_sum() -> None:
+        with mx.stream(device):
+            out = mx.sum(a_mx)
+        mx.eval(out)
+
+    def raw_sum_scheduled() -> None:
+        with mx.stream(device):
+            out = mx.sum(a_mx)
+        mx.async_eval(out)
+        mx.eval(out)
+
+    def raw_sum_flat() -> None:
+        with mx.stream(device):
+            out = mx.sum(a_mx).reshape(-1)
+        mx.async_eval(out)
+        mx.eval(out)
+
+    def ours_sum() -> None:
+        mx.eval(xp.sum(a)._carrier._mx_array)
+
+    paths = {
+        "add raw": raw,
+        "add raw scheduled": raw_scheduled,
+        "xp.add": ours,
+        "sum raw": raw_sum,
+        "sum raw scheduled": raw_sum_scheduled,
+        "sum raw flat": raw_sum_flat,
+        "xp.sum": ours_sum,
+    }
     times: dict[str, list[float]] = {name: [] for name in paths}
     end = time.perf_counter() + 0.5
     while time.perf_counter() < end:  # the GPU's clock up
@@ -119,7 +149,7 @@ def settle_paths(mx: Any, device: Any, metal: Any, rounds: int = 300) -> None:
             times[name].append(time.perf_counter() - start)
     for name, found in times.items():
         print(
-            f"add 1e7 {name:14s} best {min(found) * 1e6:7.1f} us  "
+            f"1e7 {name:18s} best {min(found) * 1e6:7.1f} us  "
             f"median {float(np.median(found)) * 1e6:7.1f} us"
         )
 
