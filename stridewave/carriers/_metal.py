@@ -22,17 +22,29 @@ Design
   on the device. Once taken, the scalar accessors are the view's own
   (``view.item(i)``, ``view[i] = v``), exactly like the NumPy carriers; before that
   they are one flag check away from it.
-* **Coherence.** Host writes land in the MLX buffer itself, so MLX sees them. While a
-  host view exists, an MLX write (scatter) is an indexed or slice assignment that MLX
-  runs in the carrier's own buffer (buffer donation); a slice update covering the whole
-  array is issued as two partial slice updates, because MLX would otherwise return the
-  update itself as the result (a new buffer, possibly the source carrier's). After the
-  evaluation the carrier checks that the buffer address is unchanged or re-takes the
-  view (possible only when another MLX array shares the buffer, so MLX cannot donate
-  it). Without a host view, a scatter that writes every slot makes the storage a fresh
-  buffer holding the values (``mx.array`` copies; a transpose is one
-  ``mx.contiguous`` copy), which is cheaper than copying into the old buffer and
-  shares nothing with the source.
+* **Coherence.** Host writes land in the MLX buffer itself, so MLX sees them. An MLX
+  write (scatter, the no-view scalar fallback) never changes the stored array in
+  place: it builds the updated array from a private handle (``_updated``), evaluates
+  it, then makes it the storage (``_commit``). MLX writes it into a new buffer (the
+  old one stays alive while any reader holds it), so a host view taken before is
+  dropped and taken again on the next host access. A scatter that writes every slot
+  makes the storage a fresh buffer holding the values (``mx.array`` copies; a
+  transpose is one ``mx.contiguous`` copy), sharing nothing with the source.
+* **Threads.** MLX 0.32.4 keeps one stream per thread and device: ``stream=device``
+  (and ``with mx.stream(device)``) picks the calling thread's stream, and a graph
+  built on one thread cannot be evaluated on another ("There is no Stream(cpu, N) in
+  current thread"); an unevaluated graph that two threads schedule at once crashes
+  the process (segmentation fault, ``std::bad_cast``). MLX's own indexed assignment
+  ``a[i] = v`` rebinds the Python object ``a`` to such a graph, so applied to the
+  stored array it exposed one to every thread reading the storage without the
+  carrier's lock (``mlx.core.array(carrier)``, the array API). The rule here: **the
+  stored array (``_mx_array``) is always evaluated, or scheduled with
+  ``mlx.core.async_eval`` by the thread that built it** (the array API's results,
+  ``_adopt(evaluate=False)``); every graph is built and evaluated on one thread,
+  inside one call, before anything publishes it; a new storage array is published
+  with one attribute store. Any thread may then read it, wait for it, or build on
+  it. Writes hold the carrier's lock with the scalar fast path closed (a scatter is a
+  move), so two writers never interleave and no write is lost.
 * **Memory safety.** MLX checks no index bounds and converts values silently. Every
   index and value reaching MLX here has been validated and normalized in NumPy by
   the carrier core first (physical index checks, the dtype normalization table,
@@ -234,17 +246,19 @@ class Metal(_ArrayCarrier):
     buffer (host-visible on the CPU device, on Apple unified memory and on MLX CUDA
     managed memory), taken on the first host access (never by construction,
     ``new_like`` or scatter), so they cost about what ``ndarray.item`` does; no MLX
-    graph is built per element. ``numpy.asarray(metal)`` is a read-only view of the
-    same buffer, live across scalar writes and scatters (MLX writes in place). Where
-    a device gives no host view the carrier falls back to MLX per-element operations
-    (correct, about 100x slower).
+    graph is built per element. ``numpy.asarray(metal)`` is a read-only snapshot (see
+    ``__array__``). Where a device gives no host view the carrier falls back to MLX
+    per-element operations (correct, about 100x slower).
 
     *Scatter* is one MLX write followed by ``mlx.core.eval``; it completes before
     returning: a slice update for a single strided run; for a transpose (several axes
     filling one dense block) one device copy into the block's order, then a slice
     update; else fancy indexing over unique destination slots, the later logical
-    index winning. A scatter covering every slot of a carrier with no host view
-    replaces its buffer with a fresh copy of the values instead.
+    index winning. A scatter covering every slot replaces the buffer with a fresh
+    copy of the values instead. Each MLX write produces the storage as a new buffer
+    (one device copy of the untouched slots) and publishes it only once evaluated,
+    which makes device work safe from any number of threads (module notes,
+    *Threads*).
 
     *MLX interop*: ``mlx.core.array(metal)`` returns an independent copy (a
     snapshot taken at the call), through the ``__mlx_array__`` protocol.
@@ -298,19 +312,23 @@ class Metal(_ArrayCarrier):
     ) -> None:
         """Take ``array`` (fresh, unevaluated or evaluated) as storage; finish construction.
 
-        Evaluates it, unless ``evaluate=False``: the caller scheduled the evaluation
-        (``mlx.core.async_eval``, the array API's results), and every host access
-        evaluates first (``_take_view``, ``_raw_array``). It takes no host view (see
-        the module notes: the view is lazy).
+        Evaluates it first (on this thread, which built its graph), unless
+        ``evaluate=False``: then the caller has already scheduled it on this thread
+        (``mlx.core.async_eval``, the array API's results), so any thread may wait
+        for it, and every host access does (``_take_view``, ``_raw_array``). An
+        array whose graph is neither evaluated nor scheduled must never be adopted
+        with ``evaluate=False``: another thread reading it would schedule the same
+        graph a second time (see the module notes, *Threads*). It takes no host view
+        (the view is lazy).
         """
+        if evaluate:
+            _import_mlx().eval(array)
         self._device = device
         self._device_name = name
         self._mx_array = array
         self._dtype = dtype
         self._host = True  # presumed until a view is first asked for
         self._drop_view()
-        if evaluate:
-            _import_mlx().eval(array)
         self._init_carrier(dtype, mutable=mutable)
 
     # -- the MLX buffer and its (lazy) host view ------------------------------------------
@@ -353,24 +371,36 @@ class Metal(_ArrayCarrier):
             return self._take_view()
         return True
 
-    def _after_mlx_write(self) -> None:
-        """Evaluate the MLX array after an MLX-side write and keep the view coherent.
+    def _updated(self, mx: Any) -> Any:
+        """Return a private handle on the storage for one MLX write (never the storage).
 
-        Without a view nothing else is done (it stays lazy). With one, the buffer
-        address decides: unchanged (MLX wrote in place, the usual case) keeps the
-        view, so views exported earlier stay live; changed (MLX could not donate the
-        buffer because another MLX array shares it) re-takes the view.
+        MLX's indexed assignment (``a[i] = v``) rebinds the Python object ``a`` to a
+        new, unevaluated graph. Applied to ``_mx_array`` itself, every thread that
+        reads the storage meanwhile without the carrier's lock (an MLX export, the
+        array API building its graphs) would meet that graph and could schedule it a
+        second time: a segmentation fault, ``std::bad_cast`` or ``There is no
+        Stream`` on MLX 0.32.4. The write goes to this handle instead (a new Python
+        object over the same values, no copy yet) and :meth:`_commit` publishes the
+        result once it is evaluated.
         """
-        mx = _import_mlx()
-        mx.eval(self._mx_array)
-        if not self._viewed:
-            return
-        view = _host_view(self._mx_array, storage_numpy_dtype(self._dtype))
-        if view is not None and view.ctypes.data == self._array.ctypes.data:
-            return
-        self._drop_view()
-        self._bind_backend()
-        self._take_view()
+        return mx.stop_gradient(self._mx_array, stream=self._device)
+
+    def _commit(self, mx: Any, array: Any) -> None:
+        """Evaluate ``array`` (the new storage) on this thread, then publish it.
+
+        Called with the carrier's lock held and the scalar fast path closed (a
+        scatter is a move). The evaluation can fail (out of memory) before anything
+        changed: the storage is then as it was. The new storage is published with
+        one attribute store, so a reader on another thread sees the old array or the
+        new one, each evaluated, never a graph still to run. MLX wrote into a new
+        buffer (the old one stays alive while a reader holds it), so the host view,
+        if one was taken, is dropped; the next host access takes it again.
+        """
+        mx.eval(array)
+        self._mx_array = array
+        if self._viewed:
+            self._drop_view()
+            self._bind_backend()
 
     @override
     def _bind_backend(self) -> None:
@@ -394,7 +424,10 @@ class Metal(_ArrayCarrier):
                 if self._mx_array is None:
                     raise RuntimeError(_messages.released(self, "read a slot")) from None
                 raise
-        return self._mx_array[index].item()  # fallback: one small MLX graph
+        array = self._mx_array  # one read: a release on another thread sets it to None
+        if array is None:
+            raise RuntimeError(_messages.released(self, "read a slot"))
+        return array[index].item()  # fallback: one small MLX graph, run on this thread
 
     @override
     def _raw_set(self, index: int, value: Any) -> None:
@@ -409,9 +442,13 @@ class Metal(_ArrayCarrier):
                 raise
             return
         mx = _import_mlx()
-        with mx.stream(self._device):
-            self._mx_array[index] = value  # normalized by the core already
-        mx.eval(self._mx_array)
+        with self._locked():  # (the fast path calls this without the lock)
+            if self._mx_array is None:
+                raise RuntimeError(_messages.released(self, "write a slot"))
+            storage = self._updated(mx)
+            with mx.stream(self._device):
+                storage[index] = value  # normalized by the core already
+            self._commit(mx, storage)
 
     @override
     def _raw_array(self) -> npt.NDArray[Any]:
@@ -541,11 +578,12 @@ class Metal(_ArrayCarrier):
           the strides, one indexed assignment;
         * repeats possible: unique destinations resolved in NumPy, one assignment.
 
-        A write that covers every slot while no host view exists replaces the buffer
-        with a fresh one holding the values (one device copy, or none for host values,
-        whose transfer already made one) instead of copying into the old buffer: the
-        same values for a fraction of the work and of MLX's per-call overhead. With a
-        host view the write stays in place (see :meth:`_write_run`).
+        A write that covers every slot replaces the buffer with a fresh one holding
+        the values (one device copy, or none for host values, whose transfer already
+        made one) instead of copying into the old buffer: the same values for a
+        fraction of the work and of MLX's per-call overhead. Any other write builds
+        the updated storage from a private handle and publishes it once evaluated
+        (:meth:`_updated`, :meth:`_commit`).
         """
         mx = _import_mlx()
         if device is None:
@@ -568,11 +606,9 @@ class Metal(_ArrayCarrier):
                     self._write_block(mx, plan, block, values, device)
                 else:
                     self._write_indexed(mx, plan, values, device)
-                self._after_mlx_write()
                 return
             else:
                 self._write_unique(mx, base, mapping, values, device)
-                self._after_mlx_write()
                 return
         if run[1] == 0:
             return
@@ -590,7 +626,6 @@ class Metal(_ArrayCarrier):
             source = _to_mlx(mx, values[window])
             fresh = True
         self._write_run(mx, start, count, step, source, fresh=fresh)
-        self._after_mlx_write()
 
     def _write_run(
         self, mx: Any, start: int, count: int, step: int, source: Any, *, fresh: bool
@@ -600,34 +635,24 @@ class Metal(_ArrayCarrier):
         ``fresh``: ``source`` is a new MLX array no one else holds (moved from the
         host), which may then become the storage itself.
         """
-        whole = count == self._slots and not self._viewed
-        if whole and not fresh:
-            # Every slot is written and no host view exists: the storage becomes a
-            # fresh buffer holding the values. ``mx.array`` always copies (it never
-            # aliases the source carrier's buffer).
-            with mx.stream(self._device):
-                source = mx.array(source)
+        if count == self._slots:
+            # Every slot is written: the storage becomes a fresh buffer holding the
+            # values. ``mx.array`` always copies (it never aliases the source
+            # carrier's buffer); a fresh source is already private.
+            if not fresh:
+                with mx.stream(self._device):
+                    source = mx.array(source)
+            self._commit(mx, source)
+            return
         # Evaluate the source first: the step that can fail (out of memory) runs
         # before anything is written, so a failure leaves the stored values as
         # they were.
         mx.eval(source)
-        if whole:
-            self._mx_array = source
-            return
         stop = start + step * (count - 1) + 1
+        storage = self._updated(mx)
         with mx.stream(self._device):
-            if count == self._slots and count > 1:
-                # MLX returns the update itself for a slice update covering the
-                # whole array (a new buffer, possibly the source carrier's). Two
-                # partial updates are SliceUpdate ops, which MLX runs in the
-                # carrier's own buffer (donation), so the host view stays valid.
-                self._mx_array[start : stop - 1] = source[: count - 1]
-                self._mx_array[stop - 1 : stop] = source[count - 1 :]
-            elif count == self._slots:  # one slot: an indexed (Scatter) update
-                index = mx.array(np.array([start], dtype=np.int32))
-                self._mx_array[index] = source
-            else:
-                self._mx_array[start:stop:step] = source
+            storage[start:stop:step] = source
+        self._commit(mx, storage)
 
     def _write_block(
         self,
@@ -681,8 +706,10 @@ class Metal(_ArrayCarrier):
             index = index.reshape(-1)
             source = source.reshape(-1)
         mx.eval(index, source)
+        storage = self._updated(mx)
         with mx.stream(self._device):
-            self._mx_array[index] = source
+            storage[index] = source
+        self._commit(mx, storage)
 
     def _write_unique(
         self, mx: Any, base: int, mapping: Layout, values: npt.NDArray[Any], device: Any
@@ -698,8 +725,10 @@ class Metal(_ArrayCarrier):
         else:
             source = _to_mlx(mx, values[positions])
         mx.eval(index, source)
+        storage = self._updated(mx)
         with mx.stream(self._device):
-            self._mx_array[index] = source
+            storage[index] = source
+        self._commit(mx, storage)
 
     # -- MLX interop ------------------------------------------------------------------------
 
