@@ -16,12 +16,16 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from stridewave import CPU, DType, Layout, Metal, Tensor
 
 from .conftest import needs_mlx
 
 pytestmark = needs_mlx
+I32 = DType.Int32
 
 TRIALS_SCRIPT = Path(__file__).with_name("metal_thread_trials.py")
 #: trials per scenario and run (each trial: one or two writers x 12 scatters, a reader)
@@ -65,3 +69,71 @@ def test_metal_device_work_from_several_threads_keeps_every_write(
         f"scenario {name}: exit {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     )
     assert done.stdout.strip().endswith(f"OK {name} {TRIALS}"), done.stdout
+
+
+# -- the rule behind the trials, pinned without threads ------------------------------
+
+
+def _stepped_scatter(carrier: Any, value: int) -> None:
+    source = CPU(0, dtype=I32).new_like([value] * 4)
+    carrier.scatter(
+        Tensor(source, Layout((4,))), Tensor(carrier, Layout((carrier.size(),))), Layout((4,), (2,))
+    )
+
+
+@pytest.mark.parametrize("viewed", [False, True], ids=["no-view", "host-view"])
+def test_an_mlx_write_never_rebinds_the_stored_array_a_reader_holds(viewed: bool) -> None:
+    # A reader on another thread holds the stored MLX array (the array API's graphs,
+    # mlx.core.array(carrier)); the write publishes a new, evaluated array instead of
+    # turning the held one into an unevaluated graph (which the reader would schedule
+    # a second time: a segmentation fault on MLX 0.32.4).
+    import mlx.core as mx
+
+    carrier = Metal(0, dtype=I32).new_like(list(range(10, 18)))
+    if viewed:
+        assert carrier.get_value(0) == 10
+    held = carrier._mx_array
+    _stepped_scatter(carrier, -5)
+    assert held.tolist() == list(range(10, 18))  # the reader's array is unchanged
+    stored = carrier._mx_array
+    assert stored is not held
+    assert stored.tolist() == [-5, 11, -5, 13, -5, 15, -5, 17] == list(carrier)
+    assert carrier.version == 1
+    assert mx.array(carrier).tolist() == list(carrier)
+
+
+def test_the_no_view_scalar_fallback_publishes_an_evaluated_array() -> None:
+    # The per-element MLX fallback (devices without a host view) follows the same rule.
+    carrier = Metal(0, dtype=I32).new_like([1, 2, 3])
+    carrier._host = False  # as on a device that gives no host view
+    held = carrier._mx_array
+    carrier.set_value(1, 20)
+    assert held.tolist() == [1, 2, 3]
+    assert carrier._mx_array.tolist() == [1, 20, 3] == [carrier.get_value(i) for i in range(3)]
+    assert carrier.version == 1
+
+
+def test_a_scatter_whose_evaluation_fails_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Spec: "A failed call SHALL preserve values and version". The evaluation of the
+    # updated storage fails (as out of memory would): the stored array is the old,
+    # evaluated one, not a graph that a later read would still run.
+    import mlx.core as mx
+
+    carrier = Metal(0, dtype=I32).new_like(list(range(8)))
+    assert carrier.get_value(0) == 0
+    real_eval = mx.eval
+    calls: list[int] = []
+
+    def failing_second_eval(*arrays: Any) -> None:
+        calls.append(len(arrays))
+        if len(calls) == 2:  # the first evaluates the source, the second the storage
+            raise RuntimeError("[metal::malloc] Resource limit exceeded (simulated)")
+        real_eval(*arrays)
+
+    monkeypatch.setattr(mx, "eval", failing_second_eval)
+    with pytest.raises(RuntimeError, match="simulated"):
+        _stepped_scatter(carrier, 9)
+    monkeypatch.setattr(mx, "eval", real_eval)
+    assert len(calls) == 2
+    assert list(carrier) == list(range(8)) == carrier._mx_array.tolist()
+    assert carrier.version == 0
