@@ -173,7 +173,10 @@ def test_metal_direct_calls_give_numpy_values_and_decline_what_they_do_not_take(
     expected = numpy(x_np, y_np)
     assert out.device == metal
     assert out.shape == np.shape(expected)
-    np.testing.assert_allclose(np.asarray(out), expected, rtol=1e-5, atol=1e-5)
+    # (On a GPU, MLX multiplies float32 matrices in reduced precision, likely TF32.)
+    gpu = label == "matmul" and not os.environ.get("STRIDEWAVE_METAL_DEVICE")
+    tolerance = 5e-3 if gpu else 1e-5
+    np.testing.assert_allclose(np.asarray(out), expected, rtol=tolerance, atol=tolerance)
 
 
 EMPTY_REDUCTIONS = """
