@@ -328,6 +328,7 @@ class Metal(_ArrayCarrier):
         self._mx_array = array
         self._dtype = dtype
         self._host = True  # presumed until a view is first asked for
+        self._device_reads = False
         self._drop_view()
         self._init_carrier(dtype, mutable=mutable)
 
@@ -340,11 +341,41 @@ class Metal(_ArrayCarrier):
         self._viewed = False
         self._array = _NO_VIEW[self._dtype]
 
+    #: Whether an operation scheduled on the device (not yet known to have run) reads
+    #: this storage: set by :meth:`_note_device_read`, cleared by :meth:`_take_view`.
+    _device_reads: bool
+
+    def _note_device_read(self) -> None:
+        """Note that an operation scheduled on the device reads this storage.
+
+        The array API schedules its results (``mlx.core.async_eval``) and returns
+        before the device has run them, while the host view writes into this very
+        buffer (``set_value``, ``carrier[i] = v``): a scalar write right after
+        ``y = x * 2`` could change ``y``. So the host view is dropped here (under the
+        lock) and the next host access, which takes it again, first waits for the
+        work this thread scheduled on the device (:meth:`_take_view`). MLX writes
+        (scatter) need no wait: they build a new buffer (see :meth:`_updated`).
+        """
+        self._device_reads = True
+        if self._viewed:
+            self._pause_view()
+
+    def _pause_view(self) -> None:
+        """Drop the host view under the lock; the next host access takes it again."""
+        with self._locked():
+            if self._viewed and self._mx_array is not None:
+                self._drop_view()
+                self._bind_backend()
+
     def _take_view(self) -> bool:
         """Make sure the host view exists; return whether the device gives one.
 
         The first call evaluates the array, takes the view and re-binds the scalar
         accessors to it (``view.item``, ``view``), so later scalar calls pay no check.
+        If operations scheduled on the device read the storage (see
+        :meth:`_note_device_read`), it first waits for the work this thread
+        scheduled there (``mlx.core.synchronize``), so a host write through the view
+        reaches no operation issued before it.
         """
         if self._viewed:
             return True
@@ -354,6 +385,9 @@ class Metal(_ArrayCarrier):
         if not self._host:
             return False
         mx = _import_mlx()
+        if self._device_reads:
+            self._device_reads = False
+            mx.synchronize(self._device)
         mx.eval(array)
         view = _host_view(array, storage_numpy_dtype(self._dtype))
         if view is None:
