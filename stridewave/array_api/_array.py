@@ -576,6 +576,31 @@ def write(
 
 _SCALARS: Final = (bool, int, float)
 
+#: The NumPy ufuncs a NumPy scalar's operator calls that have a function of the same
+#: name in this namespace (``Array.__array_ufunc__``).
+_UFUNC_NAMES: Final = frozenset(
+    {
+        "add",
+        "subtract",
+        "multiply",
+        "divide",
+        "floor_divide",
+        "remainder",
+        "bitwise_and",
+        "bitwise_or",
+        "bitwise_xor",
+        "less",
+        "less_equal",
+        "greater",
+        "greater_equal",
+        "equal",
+        "not_equal",
+        "logical_and",
+        "logical_or",
+        "logical_xor",
+    }
+)
+
 #: The modules of this package that import this one, looked up on first use: an
 #: import statement in an operator would cost every call a trip through the import
 #: system.
@@ -598,7 +623,7 @@ def _binary(name: str, reflected: bool = False) -> Callable[[Array, object], Any
 
     def method(self: Array, other: object) -> Any:
         # (the scalar types first: for them isinstance answers before the ABC check)
-        if type(other) is not Array and not isinstance(other, (*_SCALARS, Tensor)):
+        if type(other) is not Array and not isinstance(other, (*_SCALARS, Tensor, np.generic)):
             return NotImplemented
         if not found:
             found.append(getattr(_late("_functions"), name))
@@ -614,7 +639,7 @@ def _binary(name: str, reflected: bool = False) -> Callable[[Array, object], Any
 
 def _inplace(name: str) -> Callable[[Array, object], Array]:
     def method(self: Array, other: object) -> Array:
-        if not isinstance(other, (*_SCALARS, Tensor)):
+        if not isinstance(other, (*_SCALARS, Tensor, np.generic)):
             return NotImplemented  # type: ignore[no-any-return]
         result = getattr(_late("_functions"), name)(self, other)
         if result.shape != self.shape:
@@ -952,6 +977,46 @@ class Array(Tensor):
         except (RuntimeError, IndexError):
             values = "<released>"
         return f"Array({values}, dtype={_messages.dtype_text(self.dtype)}, device={self._device!r})"
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        """NumPy's ufunc protocol (NEP 13): keep NumPy scalars' operators in the namespace.
+
+        ``np.float32(2) * x`` makes NumPy call ``np.multiply`` with this Array. When
+        a NumPy scalar takes part in a plain two-operand call of a ufunc this
+        namespace has under the same name (``np.add``, ``np.less`` ...), the call is
+        this namespace's function: the result is an Array on the operands' device,
+        the NumPy scalar taken as the Python scalar of its value. Any other ufunc
+        call runs in NumPy on host copies of the Arrays (``numpy.asarray``) and
+        returns NumPy's result, as it did through ``__array__`` alone.
+
+        Parameters
+        ----------
+        ufunc : numpy.ufunc
+            The ufunc called.
+        method : str
+            ``"__call__"``, ``"reduce"`` ... (NEP 13).
+        *inputs : object
+            The operands, this Array among them.
+        **kwargs : object
+            The ufunc's keyword arguments.
+
+        Returns
+        -------
+        Array or numpy.ndarray or object
+            An Array for a NumPy scalar's operator; else NumPy's result.
+        """
+        if (
+            method == "__call__"
+            and not kwargs
+            and len(inputs) == 2
+            and any(isinstance(value, np.generic) for value in inputs)
+            and all(type(v) is Array or isinstance(v, (np.generic, *_SCALARS)) for v in inputs)
+        ):
+            func = getattr(_late("_functions"), ufunc.__name__, None)
+            if func is not None and ufunc.__name__ in _UFUNC_NAMES:
+                return func(*inputs)
+        host = [np.asarray(value) if isinstance(value, Tensor) else value for value in inputs]
+        return getattr(ufunc, method)(*host, **kwargs)
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> npt.NDArray[Any]:
         """Return the values as NumPy (NumPy 2 ``__array__``).

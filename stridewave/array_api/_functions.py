@@ -246,6 +246,10 @@ def _unary(name: str, summary: str) -> Callable[[Any], Array]:
 
 def _binary(name: str, summary: str) -> Callable[[Any, Any], Array]:
     def func(x1: Any, x2: Any, /) -> Array:
+        if not _plain_operand(x2) and not isinstance(x2, Tensor):
+            x2 = _scalar_operand(name, x2, x1)
+        if not _plain_operand(x1) and not isinstance(x1, Tensor):
+            x1 = _scalar_operand(name, x1, x2)
         if (type(x1) is Array and x1._device.kind == "Metal") or (
             type(x2) is Array and x2._device.kind == "Metal"
         ):
@@ -286,12 +290,51 @@ def _binary(name: str, summary: str) -> Callable[[Any, Any], Array]:
     return func
 
 
-def _scalar_operand(name: str, value: object) -> object:
+def _scalar_operand(name: str, value: object, other: object = None) -> object:
+    """Return the scalar operand ``value`` of ``name`` as the backends take it.
+
+    A NumPy scalar of a bool, integer or floating dtype becomes the Python scalar of
+    its value (as array_api_compat takes NumPy's): it then promotes weakly, the
+    standard's rule for Python scalars. A Python int outside the int32 range becomes a
+    float next to a float32 array (NumPy's rule, NEP 50) and raises OverflowError next
+    to any other (MLX would fail with ``std::bad_cast``).
+    """
+    if isinstance(value, np.generic) and value.dtype.kind in "biuf":
+        value = value.item()
     if isinstance(value, (bool, int, float)):
+        if (
+            isinstance(value, int)
+            and not isinstance(value, bool)
+            and not _INT32_MIN <= value <= _INT32_MAX
+        ):
+            dtype = getattr(other, "dtype", None)
+            if dtype is DType.Float32:
+                return float(value)
+            if dtype is not None:
+                raise OverflowError(
+                    f"{name}: the Python int {value} is outside the int32 range of the "
+                    f"{dtype!r} array it is combined with; pass a float, or use a "
+                    "float32 array."
+                )
         return value
     raise TypeError(
         f"{name}: operands must be arrays or Python scalars (bool, int, float); got "
         f"{type(value).__name__} {value!r}."
+    )
+
+
+_INT32_MIN: Final = -(2**31)
+_INT32_MAX: Final = 2**31 - 1
+
+
+def _plain_operand(value: object) -> bool:
+    """Whether ``value`` needs no conversion as a binary operand (the common cases)."""
+    kind = type(value)
+    return (
+        kind is Array
+        or kind is float
+        or kind is bool
+        or (kind is int and _INT32_MIN <= value <= _INT32_MAX)  # type: ignore[operator]
     )
 
 

@@ -69,6 +69,7 @@ def _storage(carrier: Any) -> Any:
             carrier = carrier.primary
         if not isinstance(carrier, Metal):
             raise TypeError(f"{carrier!r} is not a Metal carrier.")
+        carrier._note_device_read()  # (MLXBackend.read notes a plain Metal carrier)
     array = carrier._mx_array
     if array is None:
         raise RuntimeError(
@@ -108,8 +109,15 @@ class MLXBackend:
     def read(self, tensor: Tensor) -> Any:
         """Return the Tensor's logical values as an MLX array (no host copy)."""
         carrier = tensor._carrier
-        storage = carrier._mx_array if type(carrier) is Metal else None
-        if storage is None:
+        if type(carrier) is Metal:
+            storage = carrier._mx_array
+            # (Metal._note_device_read, inlined: a host write must wait for this read)
+            carrier._device_reads = True
+            if carrier._viewed:
+                carrier._note_device_read()
+            if storage is None:
+                storage = _storage(carrier)  # released: raises
+        else:
             storage = _storage(carrier)  # an Evictable, another kind, or released
         layout = tensor._layout
         assert layout is not None
@@ -184,8 +192,8 @@ class MLXBackend:
             if found is None:
                 mx.async_eval(result)  # adopt() raises the dtype's TypeError
                 return
-            with self.stream():
-                shaped = result.astype(self._to_mx[found])
+            # (on the operation's device: on_device just chose _Device.device for it)
+            shaped = mx.astype(result, self._to_mx[found], stream=mx_device or _Device.device)
         flat = shaped
         if shaped.ndim != 1:
             # (the operation's device: on_device just chose _Device.device for it)
@@ -618,12 +626,53 @@ def _reduce(name: str) -> Callable[[Any], Callable[..., Any]]:
 
 def _moment(name: str) -> Callable[[Any], Callable[..., Any]]:
     def make(mx: Any) -> Callable[..., Any]:
+        moment = getattr(mx, name)
+
         def func(x: Any, axis: Any = None, correction: float = 0.0, keepdims: bool = False) -> Any:
-            return getattr(mx, name)(x, axis=axis, keepdims=keepdims, ddof=int(correction))
+            if x.dtype != mx.float32:
+                x = x.astype(mx.float32)  # (MLX would sum integers in int32, wrapping)
+            if correction == int(correction):
+                return moment(x, axis=axis, keepdims=keepdims, ddof=int(correction))
+            # MLX takes an integer ddof only: a fractional correction (the standard
+            # allows any real) scales the biased variance by N / (N - correction).
+            count = x.size if axis is None else _count(x.shape, axis)
+            biased = mx.var(x, axis=axis, keepdims=keepdims)
+            variance = (
+                biased * (count / (count - correction))
+                if count > correction
+                else (biased * float("nan"))
+            )
+            return variance if name == "var" else mx.sqrt(variance)
 
         return func
 
     return make
+
+
+def _count(shape: Any, axis: Any) -> int:
+    """Return how many elements a reduction over ``axis`` (an int or a tuple) combines."""
+    count = 1
+    for a in (axis,) if isinstance(axis, int) else axis:
+        count *= shape[a]
+    return count
+
+
+def _mean(mx: Any) -> Callable[..., Any]:
+    def func(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+        if x.dtype != mx.float32:
+            x = x.astype(mx.float32)  # (MLX would sum integers in int32, wrapping)
+        return mx.mean(x, axis=axis, keepdims=keepdims)
+
+    return func
+
+
+def _sign(mx: Any) -> Callable[..., Any]:
+    def func(x: Any) -> Any:
+        if x.dtype != mx.float32:
+            return mx.sign(x)
+        return mx.where(mx.isnan(x), x, mx.sign(x))  # (MLX's sign(NaN) is 0)
+
+    return func
 
 
 def _cumulative(name: str, initial: int) -> Callable[[Any], Callable[..., Any]]:
@@ -1049,7 +1098,7 @@ _MAIN: Final[dict[str, Any]] = {
     "real": "real",
     "reciprocal": "reciprocal",
     "round": "round",
-    "sign": "sign",
+    "sign": _sign,
     "sin": "sin",
     "sinh": "sinh",
     "square": "square",
@@ -1128,7 +1177,7 @@ _MAIN: Final[dict[str, Any]] = {
     "prod": _sum_like("prod"),
     "max": _reduce("max"),
     "min": _reduce("min"),
-    "mean": _reduce("mean"),
+    "mean": _mean,
     "std": _moment("std"),
     "var": _moment("var"),
     "all": _reduce("all"),
