@@ -209,9 +209,9 @@ def main(argv: list[str] | None = None) -> list[tuple[str, float, str, float, fl
     print_ratio_table(
         rows, case_width=18, ref_width=16, reference="MLX" if args.device == "metal" else "NumPy"
     )
-    print(f"medians of up to {args.rounds} interleaved rounds per side (ms), and their ratio:")
+    print(f"medians of up to {args.rounds} interleaved rounds per side (us), and their ratio:")
     for (name, *_rest), (ours, ref) in zip(rows, _MEDIANS, strict=True):
-        print(f"  {name:<18} {ours * 1e3:8.3f} / {ref * 1e3:8.3f} = {ours / ref:5.2f}")
+        print(f"  {name:<18} {ours * 1e6:10.2f} / {ref * 1e6:10.2f} = {ours / ref:5.2f}")
     return rows
 
 
