@@ -1007,14 +1007,13 @@ class Array(Tensor):
         """
         if (
             method == "__call__"
+            and ufunc.__name__ in _UFUNC_NAMES
             and not kwargs
             and len(inputs) == 2
             and any(isinstance(value, np.generic) for value in inputs)
             and all(type(v) is Array or isinstance(v, (np.generic, *_SCALARS)) for v in inputs)
         ):
-            func = getattr(_late("_functions"), ufunc.__name__, None)
-            if func is not None and ufunc.__name__ in _UFUNC_NAMES:
-                return func(*inputs)
+            return getattr(_late("_functions"), ufunc.__name__)(*inputs)
         host = [np.asarray(value) if isinstance(value, Tensor) else value for value in inputs]
         return getattr(ufunc, method)(*host, **kwargs)
 
