@@ -809,10 +809,24 @@ def _matrix_transpose(mx: Any) -> Callable[..., Any]:
     return func
 
 
+def _check_axis(name: str, axis: int, ndim: int) -> None:
+    """Raise NumPy's ``AxisError`` (an IndexError and a ValueError) for an axis out of range."""
+    if not -ndim <= axis < ndim:
+        hint = (
+            "a 0-d array has no axis: reshape it to 1-D first."
+            if ndim == 0
+            else f"pass an axis in [{-ndim}, {ndim})."
+        )
+        raise np.exceptions.AxisError(
+            f"{name}: axis {axis} is out of range for an array of {ndim} dimensions; {hint}"
+        )
+
+
 def _squeeze(mx: Any) -> Callable[..., Any]:
     def func(x: Any, axis: Any) -> Any:
         axes = (axis,) if isinstance(axis, int) else tuple(axis)
         for a in axes:
+            _check_axis("squeeze", a, x.ndim)
             if x.shape[a] != 1:
                 raise ValueError(f"cannot squeeze axis {a} of extent {x.shape[a]}.")
         return mx.squeeze(x, axis=axes)
@@ -907,6 +921,7 @@ def _where(mx: Any) -> Callable[..., Any]:
 
 def _sort(mx: Any) -> Callable[..., Any]:
     def func(x: Any, axis: int = -1, descending: bool = False, stable: bool = True) -> Any:
+        _check_axis("sort", axis, x.ndim)
         out = mx.sort(x, axis=axis)
         if descending:
             index = [slice(None)] * x.ndim
@@ -919,6 +934,7 @@ def _sort(mx: Any) -> Callable[..., Any]:
 
 def _argsort(mx: Any) -> Callable[..., Any]:
     def func(x: Any, axis: int = -1, descending: bool = False, stable: bool = True) -> Any:
+        _check_axis("argsort", axis, x.ndim)
         if not descending:
             return mx.argsort(x, axis=axis).astype(mx.int32)
         index = [slice(None)] * x.ndim

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -198,3 +199,18 @@ def test_one_slice_writer_and_readers_on_other_threads_do_not_crash(
     )
     assert done.returncode == 0, f"exit {done.returncode}: {done.stderr[-400:]}"
     assert "finished 0 []" in done.stdout, done.stdout
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda x: xp.squeeze(x, axis=0), "squeeze"),
+        (lambda x: xp.sort(x), "sort"),
+        (lambda x: xp.argsort(x, descending=True), "argsort"),
+    ],
+)
+def test_an_axis_a_0d_metal_array_lacks_is_named_in_the_error(call: Any, name: str) -> None:
+    # MLX answered "tuple index out of range" / "list assignment index out of range".
+    x = xp.asarray(1.0, device=METAL)
+    with pytest.raises(np.exceptions.AxisError, match=f"{name}: axis -?[01] is out of range"):
+        call(x)
