@@ -20,6 +20,11 @@ F32, I32 = DType.Float32, DType.Int32
 
 
 def _files() -> set[str]:
+    """The session directory's file names (a failed call must add none).
+
+    Compared as a subset: a carrier of an earlier test that the garbage collector
+    finalizes meanwhile removes its file, which made an equality check flaky.
+    """
     return set(os.listdir(session_directory()))
 
 
@@ -42,7 +47,7 @@ def test_require_the_keyword_only_dtype_before_file_creation() -> None:
         FileBacked("x.raw", F32)  # type: ignore[call-arg, arg-type]
     with pytest.raises(TypeError, match="positional argument"):
         FileBacked(None, True, F32)  # type: ignore[call-arg]
-    assert _files() == before
+    assert _files() <= before  # nothing created (a collected carrier may remove one)
 
 
 @pytest.mark.parametrize("name", ["a/b", "../x", "/tmp/x", "a\\b", ".", "..", "", "a\0b"])
@@ -50,7 +55,7 @@ def test_reject_a_path_like_filename(name: str) -> None:
     before = _files()
     with pytest.raises(ValueError, match="path components"):
         FileBacked(name, dtype=F32)
-    assert _files() == before
+    assert _files() <= before  # nothing created (a collected carrier may remove one)
 
 
 def test_reject_category_backed_file_storage(extension_category: DType, compound: DType) -> None:
@@ -67,7 +72,7 @@ def test_reject_category_backed_file_storage(extension_category: DType, compound
         FileBacked(dtype="Float32")  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         FileBacked(3, dtype=F32)  # type: ignore[arg-type]
-    assert _files() == before
+    assert _files() <= before  # nothing created (a collected carrier may remove one)
 
 
 def test_duplicate_filename_fails_without_replacing_the_file() -> None:
@@ -195,7 +200,7 @@ def test_failed_factory_creates_no_file() -> None:
         carrier.new_like(np.array([1e300]))
     with pytest.raises(ValueError):
         carrier.allocate_like(3, dtype=DType.Bool)
-    assert _files() == before
+    assert _files() <= before  # nothing created (a collected carrier may remove one)
 
 
 def test_scatter_is_not_a_file_backed_capability() -> None:
