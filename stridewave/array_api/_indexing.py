@@ -237,9 +237,13 @@ def _value_for(x: Array, value: object) -> Any:
     else:
         ok = False
     if not ok:
+        hint = (
+            "convert it first: x[key] = xp.asarray(value, device=x.device)"
+            if isinstance(value, np.ndarray) or hasattr(value, "__array__")
+            else "pass a Python scalar of the array's kind or an array of this namespace"
+        )
         raise TypeError(
-            f"cannot assign {type(value).__name__} {value!r} into a {dtype!r} array; pass a "
-            "Python scalar of the array's kind or an array."
+            f"cannot assign {type(value).__name__} {value!r} into a {dtype!r} array; {hint}."
         )
     if isinstance(value, (bool, np.bool_)) and dtype is not DType.Bool:
         raise TypeError(f"cannot assign the bool {value!r} into a {dtype!r} array.")
