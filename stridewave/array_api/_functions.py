@@ -246,43 +246,47 @@ def _unary(name: str, summary: str) -> Callable[[Any], Array]:
 
 def _binary(name: str, summary: str) -> Callable[[Any, Any], Array]:
     def func(x1: Any, x2: Any, /) -> Array:
-        if not _plain_operand(x2) and not isinstance(x2, Tensor):
-            x2 = _scalar_operand(name, x2, x1)
-        if not _plain_operand(x1) and not isinstance(x1, Tensor):
-            x1 = _scalar_operand(name, x1, x2)
-        if (type(x1) is Array and x1._device.kind == "Metal") or (
-            type(x2) is Array and x2._device.kind == "Metal"
-        ):
-            found = (_DIRECTS.get(name) or _load_direct(name))(x1, x2)
-            if found is not None:
-                return found  # type: ignore[no-any-return]
-        if type(x1) is Array or isinstance(x1, Tensor):
-            device = x1._device if type(x1) is Array else _device_of_args((x1,))
-            kind = type(x2)
-            if kind is int or kind is float or kind is bool:
-                b: Any = x2  # (a Python scalar: answered before the Tensor ABC check)
-            elif kind is Array or isinstance(x2, Tensor):
-                other = x2._device if kind is Array else _device_of_args((x2,))
-                if other is not device and other != device:
-                    raise ValueError(
-                        f"{name}: arrays on different devices ({device!r} and {other!r}); "
-                        "move one with x.to_device first."
-                    )
+        try:
+            if not _plain_operand(x2) and not isinstance(x2, Tensor):
+                x2 = _scalar_operand(name, x2, x1)
+            if not _plain_operand(x1) and not isinstance(x1, Tensor):
+                x1 = _scalar_operand(name, x1, x2)
+            if (type(x1) is Array and x1._device.kind == "Metal") or (
+                type(x2) is Array and x2._device.kind == "Metal"
+            ):
+                found = (_DIRECTS.get(name) or _load_direct(name))(x1, x2)
+                if found is not None:
+                    return found  # type: ignore[no-any-return]
+            if type(x1) is Array or isinstance(x1, Tensor):
+                device = x1._device if type(x1) is Array else _device_of_args((x1,))
+                kind = type(x2)
+                if kind is int or kind is float or kind is bool:
+                    b: Any = x2  # (a Python scalar: answered before the Tensor ABC check)
+                elif kind is Array or isinstance(x2, Tensor):
+                    other = x2._device if kind is Array else _device_of_args((x2,))
+                    if other is not device and other != device:
+                        raise ValueError(
+                            f"{name}: arrays on different devices ({device!r} and {other!r}); "
+                            "move one with x.to_device first."
+                        )
+                    b = read(x2, device)
+                else:
+                    b = _scalar_operand(name, x2)
+                a: Any = read(x1, device)
+            elif isinstance(x2, Tensor):
+                device = x2._device if type(x2) is Array else _device_of_args((x2,))
+                a = _scalar_operand(name, x1)
                 b = read(x2, device)
             else:
-                b = _scalar_operand(name, x2)
-            a: Any = read(x1, device)
-        elif isinstance(x2, Tensor):
-            device = x2._device if type(x2) is Array else _device_of_args((x2,))
-            a = _scalar_operand(name, x1)
-            b = read(x2, device)
-        else:
-            raise TypeError(
-                f"{name} needs at least one array argument; got {type(x1).__name__} and "
-                f"{type(x2).__name__}."
-            )
-        backend = backend_for(device)
-        return _one_wrap(getattr(backend.ns, name)(a, b), device)
+                raise TypeError(
+                    f"{name} needs at least one array argument; got {type(x1).__name__} and "
+                    f"{type(x2).__name__}."
+                )
+            backend = backend_for(device)
+            return _one_wrap(getattr(backend.ns, name)(a, b), device)
+        except ValueError as exc:
+            _raise_if_unbroadcastable(name, x1, x2, exc)
+            raise
 
     func.__name__ = func.__qualname__ = name
     func.__signature__ = inspect.Signature([_P("x1", _POS), _P("x2", _POS)])  # type: ignore[attr-defined]
@@ -321,6 +325,31 @@ def _scalar_operand(name: str, value: object, other: object = None) -> object:
         f"{name}: operands must be arrays or Python scalars (bool, int, float); got "
         f"{type(value).__name__} {value!r}."
     )
+
+
+def _shape_of(value: object) -> tuple[int, ...]:
+    shape = getattr(value, "shape", ())
+    return tuple(shape) if isinstance(shape, tuple) else ()
+
+
+def _raise_if_unbroadcastable(name: str, x1: object, x2: object, exc: ValueError) -> None:
+    """Raise this namespace's ValueError when ``x1`` and ``x2`` cannot broadcast.
+
+    The backends word it each their own way (NumPy: "operands could not be broadcast
+    together", MLX: "[broadcast_shapes] ..."); a program gets one message on every
+    device. Returns (the caller re-raises ``exc``) when the shapes do broadcast.
+    """
+    if "different devices" in str(exc):
+        return  # (the devices' own message, raised before any shape was looked at)
+    s1, s2 = _shape_of(x1), _shape_of(x2)
+    try:
+        np.broadcast_shapes(s1, s2)
+    except ValueError:
+        raise ValueError(
+            f"{name}: the shapes {s1} and {s2} cannot be broadcast together (aligned from "
+            "the right, each pair of axes must be equal or one of them 1); reshape or index "
+            "an operand so that they can (for instance x[:, None])."
+        ) from exc
 
 
 _INT32_MIN: Final = -(2**31)
@@ -827,6 +856,20 @@ result_type = _dtypes.result_type
 
 
 def matmul(x1: Any, x2: Any, /) -> Array:
+    try:
+        return _matmul(x1, x2)
+    except ValueError as exc:
+        s1, s2 = _shape_of(x1), _shape_of(x2)
+        if s1 and s2 and s1[-1] != s2[-2 if len(s2) > 1 else 0]:
+            raise ValueError(
+                f"matmul: the last axis of x1 (shape {s1}) must match the "
+                f"{'second-to-last' if len(s2) > 1 else 'only'} axis of x2 (shape {s2}); "
+                "transpose an operand (x.mT) or fix the shapes."
+            ) from exc
+        raise
+
+
+def _matmul(x1: Any, x2: Any) -> Array:
     if (
         type(x1) is Array
         and type(x2) is Array
@@ -907,7 +950,24 @@ def repeat(x: Any, repeats: Any, /, *, axis: int | None = None) -> Array:
 
 
 def reshape(x: Any, /, shape: Any, *, copy: bool | None = None) -> Array:
-    return _one("reshape", (x, tuple(shape)), {"copy": copy})
+    shape = tuple(shape)
+    try:
+        return _one("reshape", (x, shape), {"copy": copy})
+    except ValueError as exc:
+        size = int(np.prod(_shape_of(x)))
+        known = [n for n in shape if n != -1]
+        fits = (
+            shape.count(-1) <= 1
+            and all(isinstance(n, int) and n >= -1 for n in shape)
+            and (size == int(np.prod(known)) if -1 not in shape else True)
+        )
+        if not fits:
+            raise ValueError(
+                f"reshape: an array of shape {_shape_of(x)} ({size} elements) cannot take "
+                f"the shape {shape}; the new shape must hold the same number of elements "
+                "(one axis may be -1 to have it inferred)."
+            ) from exc
+        raise
 
 
 def roll(x: Any, /, shift: Any, *, axis: Any = None) -> Array:

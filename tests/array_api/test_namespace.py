@@ -303,3 +303,28 @@ def test_a_scalar_assigned_to_a_region_of_a_2d_array(kind: str) -> None:
     r[1] = 7.0
     assert np.asarray(r).tolist() == [[3.0, 4.0, 4.0], [7.0, 7.0, 7.0]]
     assert r.carrier.version == 3
+
+
+@pytest.mark.parametrize("kind", DEVICES)
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [
+        (
+            lambda d: xp.ones((50, 4), device=d) + xp.ones((3, 3), device=d),
+            r"add: the shapes \(50, 4\) and \(3, 3\) cannot be broadcast together",
+        ),
+        (
+            lambda d: xp.ones((2, 3), device=d) @ xp.ones((2, 3), device=d),
+            r"matmul: the last axis of x1 \(shape \(2, 3\)\) must match the second-to-last",
+        ),
+        (
+            lambda d: xp.reshape(xp.ones((2, 3), device=d), (4,)),
+            r"reshape: an array of shape \(2, 3\) \(6 elements\) cannot take the shape \(4,\)",
+        ),
+    ],
+)
+def test_shape_errors_read_the_same_on_every_device(kind: str, call: Any, expected: str) -> None:
+    # NumPy and MLX word these each their own way; a program sees one message, with
+    # what was given, what is expected and what to do.
+    with pytest.raises(ValueError, match=expected):
+        call(xp.Device(kind))
