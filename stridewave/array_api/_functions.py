@@ -857,7 +857,24 @@ result_type = _dtypes.result_type
 
 def matmul(x1: Any, x2: Any, /) -> Array:
     try:
-        return _matmul(x1, x2)
+        if (
+            type(x1) is Array
+            and type(x2) is Array
+            and (x1._device is x2._device or x1._device == x2._device)
+        ):
+            # Two Arrays on one device (the common case): straight to the backend, as
+            # the elementwise functions go, without the general argument walk of _apply.
+            device = x1._device
+            if device.kind == "Metal":
+                found = (_DIRECTS.get("matmul") or _load_direct("matmul"))(x1, x2)
+                if found is not None:
+                    return found  # type: ignore[no-any-return]
+            return _one_wrap(
+                backend_for(device).ns.matmul(read(x1, device), read(x2, device)), device
+            )
+        if not (isinstance(x1, Tensor) and isinstance(x2, Tensor)):
+            raise TypeError("matmul needs two arrays.")
+        return _one("matmul", (x1, x2))
     except ValueError as exc:
         s1, s2 = _shape_of(x1), _shape_of(x2)
         if s1 and s2 and s1[-1] != s2[-2 if len(s2) > 1 else 0]:
@@ -867,25 +884,6 @@ def matmul(x1: Any, x2: Any, /) -> Array:
                 "transpose an operand (x.mT) or fix the shapes."
             ) from exc
         raise
-
-
-def _matmul(x1: Any, x2: Any) -> Array:
-    if (
-        type(x1) is Array
-        and type(x2) is Array
-        and (x1._device is x2._device or x1._device == x2._device)
-    ):
-        # Two Arrays on one device (the common case): straight to the backend, as the
-        # elementwise functions go, without the general argument walk of _apply.
-        device = x1._device
-        if device.kind == "Metal":
-            found = (_DIRECTS.get("matmul") or _load_direct("matmul"))(x1, x2)
-            if found is not None:
-                return found  # type: ignore[no-any-return]
-        return _one_wrap(backend_for(device).ns.matmul(read(x1, device), read(x2, device)), device)
-    if not (isinstance(x1, Tensor) and isinstance(x2, Tensor)):
-        raise TypeError("matmul needs two arrays.")
-    return _one("matmul", (x1, x2))
 
 
 def matrix_transpose(x: Any, /) -> Array:
