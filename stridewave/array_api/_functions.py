@@ -877,7 +877,12 @@ def matmul(x1: Any, x2: Any, /) -> Array:
         return _one("matmul", (x1, x2))
     except ValueError as exc:
         s1, s2 = _shape_of(x1), _shape_of(x2)
-        if s1 and s2 and s1[-1] != s2[-2 if len(s2) > 1 else 0]:
+        if (
+            s1
+            and s2
+            and s1[-1] != s2[-2 if len(s2) > 1 else 0]
+            and "different devices" not in str(exc)
+        ):
             raise ValueError(
                 f"matmul: the last axis of x1 (shape {s1}) must match the "
                 f"{'second-to-last' if len(s2) > 1 else 'only'} axis of x2 (shape {s2}); "
