@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from stridewave.array_api._array import Array
 from stridewave.array_api._functions import (
     _apply,
@@ -48,7 +50,24 @@ __all__ = [
 
 
 def _la(name: str, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None) -> Any:
-    return _apply(name, args, kwargs, sub="linalg")
+    try:
+        return _apply(name, args, kwargs, sub="linalg")
+    except np.linalg.LinAlgError as exc:
+        # NumPy says only "Singular matrix" or "Matrix is not positive definite":
+        # name the call, the shapes and a way out.
+        shapes = " and ".join(str(tuple(getattr(a, "shape", ()))) for a in args)
+        shapes = f"input shape{'s' if len(args) > 1 else ''} {shapes}"
+        text = str(exc)
+        if "singular" in text.lower():
+            hint = (
+                "it has no inverse and the system no unique solution; xp.linalg.pinv "
+                "gives the least-squares answer"
+            )
+        elif "positive definite" in text.lower():
+            hint = "cholesky needs a symmetric positive-definite matrix"
+        else:
+            hint = "check the input's values"
+        raise np.linalg.LinAlgError(f"{name}: {text} (input shape {shapes}): {hint}.") from exc
 
 
 def _one_la(name: str, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None) -> Array:

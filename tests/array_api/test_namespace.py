@@ -328,3 +328,10 @@ def test_shape_errors_read_the_same_on_every_device(kind: str, call: Any, expect
     # what was given, what is expected and what to do.
     with pytest.raises(ValueError, match=expected):
         call(xp.Device(kind))
+
+
+@pytest.mark.parametrize("kind", DEVICES)
+def test_a_singular_solve_names_the_call_the_shapes_and_a_way_out(kind: str) -> None:
+    d = xp.Device(kind)
+    with pytest.raises(np.linalg.LinAlgError, match=r"solve: .*\(2, 2\) and \(2,\).*pinv"):
+        xp.linalg.solve(xp.zeros((2, 2), device=d), xp.ones(2, device=d))
