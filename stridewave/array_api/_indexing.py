@@ -265,7 +265,14 @@ def setitem(x: Array, key: object, value: object) -> None:
     backend = backend_for(device)
     if geometry is not None:
         shape, strides, offset = geometry
-        values = backend.broadcast_to(source, shape)
+        try:
+            values = backend.broadcast_to(source, shape)
+        except ValueError as exc:
+            raise ValueError(
+                f"cannot assign values of shape {tuple(source.shape)} to x[{key!r}] of shape "
+                f"{tuple(shape)}: the values must broadcast to it (aligned from the right, "
+                "each pair of axes equal or the value's 1); reshape or index the values."
+            ) from exc
         write(x, device, shape, strides, offset, values)
         return
     updated = backend.set_advanced(read(x, device), _backend_key(key_t, device), source)

@@ -335,3 +335,15 @@ def test_a_singular_solve_names_the_call_the_shapes_and_a_way_out(kind: str) -> 
     d = xp.Device(kind)
     with pytest.raises(np.linalg.LinAlgError, match=r"solve: .*\(2, 2\) and \(2,\).*pinv"):
         xp.linalg.solve(xp.zeros((2, 2), device=d), xp.ones(2, device=d))
+
+
+@pytest.mark.parametrize("kind", ["CPU", pytest.param("Metal", marks=needs_mlx)])
+def test_an_assignment_of_the_wrong_shape_says_so_and_changes_nothing(kind: str) -> None:
+    d = xp.Device(kind)
+    x = xp.ones((2, 3), device=d)
+    assert x.carrier is not None
+    version = x.carrier.version
+    with pytest.raises(ValueError, match=r"values of shape \(4,\) to x\[0\] of shape \(3,\)"):
+        x[0] = xp.ones(4, device=d)
+    assert x.carrier.version == version
+    np.testing.assert_array_equal(np.asarray(x), np.ones((2, 3)))
