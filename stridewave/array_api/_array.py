@@ -649,8 +649,8 @@ def _inplace(name: str) -> Callable[[Array, object], Array]:
             )
         if result.dtype is not self.dtype:
             raise TypeError(
-                f"in-place {name} would change the dtype {self.dtype!r} to "
-                f"{result.dtype!r}; use the out-of-place operator."
+                f"in-place {name} would change the dtype {_messages.dtype_text(self.dtype)} to "
+                f"{_messages.dtype_text(result.dtype)}; use the out-of-place operator."
             )
         layout = self.layout
         write(
@@ -915,7 +915,9 @@ class Array(Tensor):
     def __index__(self) -> int:
         """Return the single element of an int32 array as a Python int."""
         if self.dtype is not DType.Int32:
-            raise TypeError(f"__index__ needs an int32 array, got {self.dtype!r}.")
+            raise TypeError(
+                f"__index__ needs an int32 array, got {_messages.dtype_text(self.dtype)}."
+            )
         return int(self._scalar("__index__"))
 
     # -- indexing ---------------------------------------------------------------------------

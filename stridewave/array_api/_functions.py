@@ -32,6 +32,7 @@ from stridewave.array_api._array import (
     read,
     wrap,
 )
+from stridewave.carriers._messages import dtype_text
 from stridewave.dtypes import DType
 from stridewave.tensor import Tensor
 
@@ -317,7 +318,7 @@ def _scalar_operand(name: str, value: object, other: object = None) -> object:
             if dtype is not None:
                 raise OverflowError(
                     f"{name}: the Python int {value} is outside the int32 range of the "
-                    f"{dtype!r} array it is combined with; pass a float, or use a "
+                    f"{dtype_text(dtype)} array it is combined with; pass a float, or use a "
                     "float32 array."
                 )
         return value
@@ -682,8 +683,9 @@ def asarray(
             return x
         if copy is False:
             raise ValueError(
-                f"asarray(copy=False) cannot give {wanted or x.dtype!r} on {target!r} from an "
-                f"array of {x.dtype!r} on {x._device!r} without a copy."
+                f"asarray(copy=False) cannot give {dtype_text(wanted or x.dtype)} on "
+                f"{target!r} from an "
+                f"array of {dtype_text(x.dtype)} on {x._device!r} without a copy."
             )
         moved = x.to_device(target) if target != x._device else x
         if moved is not x and (wanted is None or wanted is moved.dtype):

@@ -25,6 +25,7 @@ from stridewave.array_api._array import (
     wrap,
     write,
 )
+from stridewave.carriers._messages import dtype_text
 from stridewave.dtypes import DType
 from stridewave.tensor import Tensor
 
@@ -224,7 +225,8 @@ def _value_for(x: Array, value: object) -> Any:
 
         if result_type(as_dtype(value.dtype), dtype) is not dtype:
             raise TypeError(
-                f"cannot assign {value.dtype!r} values into a {dtype!r} array without "
+                f"cannot assign {dtype_text(value.dtype)} values into a "
+                f"{dtype_text(dtype)} array without "
                 "losing information; cast with xp.astype first."
             )
         return backend.astype(read(value, device), dtype)
@@ -243,10 +245,11 @@ def _value_for(x: Array, value: object) -> Any:
             else "pass a Python scalar of the array's kind or an array of this namespace"
         )
         raise TypeError(
-            f"cannot assign {type(value).__name__} {value!r} into a {dtype!r} array; {hint}."
+            f"cannot assign {type(value).__name__} {value!r} into a {dtype_text(dtype)} "
+            f"array; {hint}."
         )
     if isinstance(value, (bool, np.bool_)) and dtype is not DType.Bool:
-        raise TypeError(f"cannot assign the bool {value!r} into a {dtype!r} array.")
+        raise TypeError(f"cannot assign the bool {value!r} into a {dtype_text(dtype)} array.")
     return backend.scalar(value, dtype)
 
 
