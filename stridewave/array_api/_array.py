@@ -984,7 +984,8 @@ class Array(Tensor):
         """NumPy's ufunc protocol (NEP 13): keep NumPy scalars' operators in the namespace.
 
         ``np.float32(2) * x`` makes NumPy call ``np.multiply`` with this Array. When
-        a NumPy scalar takes part in a plain two-operand call of a ufunc this
+        a NumPy scalar (or a 0-d NumPy array: NumPy hands its scalars' comparisons
+        over as those) takes part in a plain two-operand call of a ufunc this
         namespace has under the same name (``np.add``, ``np.less`` ...), the call is
         this namespace's function: the result is an Array on the operands' device,
         the NumPy scalar taken as the Python scalar of its value. Any other ufunc
@@ -1007,15 +1008,18 @@ class Array(Tensor):
         Array or numpy.ndarray or object
             An Array for a NumPy scalar's operator; else NumPy's result.
         """
-        if (
-            method == "__call__"
-            and ufunc.__name__ in _UFUNC_NAMES
-            and not kwargs
-            and len(inputs) == 2
-            and any(isinstance(value, np.generic) for value in inputs)
-            and all(type(v) is Array or isinstance(v, (np.generic, *_SCALARS)) for v in inputs)
-        ):
-            return getattr(_late("_functions"), ufunc.__name__)(*inputs)
+        if method == "__call__" and ufunc.__name__ in _UFUNC_NAMES and not kwargs:
+            # (a NumPy scalar's comparison hands NumPy's ufunc a 0-d ndarray of it)
+            values = [
+                v[()] if type(v) is np.ndarray and v.ndim == 0 and v.dtype.kind in "biuf" else v
+                for v in inputs
+            ]
+            if (
+                len(values) == 2
+                and any(isinstance(value, np.generic) for value in values)
+                and all(type(v) is Array or isinstance(v, (np.generic, *_SCALARS)) for v in values)
+            ):
+                return getattr(_late("_functions"), ufunc.__name__)(*values)
         host = [np.asarray(value) if isinstance(value, Tensor) else value for value in inputs]
         return getattr(ufunc, method)(*host, **kwargs)
 

@@ -347,3 +347,21 @@ def test_an_assignment_of_the_wrong_shape_says_so_and_changes_nothing(kind: str)
         x[0] = xp.ones(4, device=d)
     assert x.carrier.version == version
     np.testing.assert_array_equal(np.asarray(x), np.ones((2, 3)))
+
+
+@pytest.mark.parametrize("kind", ["CPU", pytest.param("Metal", marks=needs_mlx)])
+def test_numpy_scalars_on_the_left_give_arrays_and_numpy_arrays_stay_numpy(kind: str) -> None:
+    d = xp.Device(kind)
+    x = xp.asarray(np.array([1, 0, 3], dtype=np.int32), device=d)
+    for result, expected in (
+        (np.int32(2) < x, [False, False, True]),
+        (np.bool_(True) == x, [True, False, False]),
+        (np.float32(2) * x, [2.0, 0.0, 6.0]),
+        (np.int64(5) - x, [4, 5, 2]),
+    ):
+        assert type(result) is xp.Array and result.device == d
+        np.testing.assert_array_equal(np.asarray(result), expected)
+    assert (np.int64(5) - x).dtype is xp.int32  # the scalar's value, not its dtype
+    mixed = np.ones(3, dtype=np.float32) + x  # another library's array: NumPy's answer
+    assert type(mixed) is np.ndarray
+    np.testing.assert_array_equal(mixed, [2.0, 1.0, 4.0])
