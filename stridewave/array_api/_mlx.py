@@ -765,17 +765,28 @@ def _clip(mx: Any) -> Callable[..., Any]:
     return func
 
 
+# MLX answers an operation that changes nothing (a concat or stack of one array, a
+# tile or repeat by 1) with the operand's own buffer; such results are copied, as the
+# views of _SHARES_INPUT are, so that no two carriers share a buffer.
+
+
 def _concat(mx: Any) -> Callable[..., Any]:
     def func(arrays: Any, axis: Any = 0) -> Any:
         if axis is None:
-            return mx.concatenate([a.reshape(-1) for a in arrays], axis=0)
-        return mx.concatenate(list(arrays), axis=axis)
+            out = mx.concatenate([a.reshape(-1) for a in arrays], axis=0)
+        else:
+            out = mx.concatenate(list(arrays), axis=axis)
+        return mx.array(out) if len(arrays) == 1 else out
 
     return func
 
 
 def _stack(mx: Any) -> Callable[..., Any]:
-    return lambda arrays, axis=0: mx.stack(list(arrays), axis=axis)
+    def func(arrays: Any, axis: int = 0) -> Any:
+        out = mx.stack(list(arrays), axis=axis)
+        return mx.array(out) if len(arrays) == 1 else out
+
+    return func
 
 
 def _reshape(mx: Any) -> Callable[..., Any]:
@@ -881,7 +892,11 @@ def _roll(mx: Any) -> Callable[..., Any]:
 
 
 def _tile(mx: Any) -> Callable[..., Any]:
-    return lambda x, repetitions: mx.tile(x, list(repetitions))
+    def func(x: Any, repetitions: Any) -> Any:
+        out = mx.tile(x, list(repetitions))
+        return mx.array(out) if out.size == x.size else out  # (all repetitions 1)
+
+    return func
 
 
 def _repeat(mx: Any) -> Callable[..., Any]:
@@ -891,7 +906,8 @@ def _repeat(mx: Any) -> Callable[..., Any]:
         if axis is None:
             x = x.reshape(-1)
             axis = 0
-        return mx.repeat(x, repeats, axis=axis)
+        out = mx.repeat(x, repeats, axis=axis)
+        return mx.array(out) if out.size == x.size else out  # (repeats of 1)
 
     return func
 
