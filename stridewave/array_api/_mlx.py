@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -69,13 +70,36 @@ def _storage(carrier: Any) -> Any:
             carrier = carrier.primary
         if not isinstance(carrier, Metal):
             raise TypeError(f"{carrier!r} is not a Metal carrier.")
-        carrier._note_device_read()  # (MLXBackend.read notes a plain Metal carrier)
+        carrier._note_device_read(_get_ident(), _OPERATION.slot)  # (see MLXBackend.read)
     array = carrier._mx_array
     if array is None:
         raise RuntimeError(
             f"cannot read {carrier!r}: it is released and has no storage (carrier rule)."
         )
     return array
+
+
+class _Operation(threading.local):
+    """The calling thread's slot for its next operation's scheduled array.
+
+    ``read()`` hands the slot to every Metal carrier it reads (``Metal._pending``);
+    the launch fills it with the array it scheduled and gives the thread a fresh slot
+    (:func:`_launched`). A host write into such a carrier then waits for that array.
+    """
+
+    def __init__(self) -> None:
+        self.slot: list[Any] = [None]
+
+
+_OPERATION = _Operation()
+_get_ident = threading.get_ident
+
+
+def _launched(scheduled: Any) -> None:
+    """Fill this thread's operation slot with ``scheduled``; start a fresh one."""
+    operation = _OPERATION
+    operation.slot[0] = scheduled
+    operation.slot = [None]
 
 
 class MLXBackend:
@@ -111,10 +135,11 @@ class MLXBackend:
         carrier = tensor._carrier
         if type(carrier) is Metal:
             storage = carrier._mx_array
-            # (Metal._note_device_read, inlined: a host write must wait for this read)
-            carrier._device_reads = True
+            # (Metal._note_device_read, inlined: a host write must wait for this read;
+            # the operation's slot gets the scheduled array at its launch, _launched)
+            carrier._pending[_get_ident()] = _OPERATION.slot
             if carrier._viewed:
-                carrier._note_device_read()
+                carrier._pause_view()
             if storage is None:
                 storage = _storage(carrier)  # released: raises
         else:
@@ -191,6 +216,7 @@ class MLXBackend:
             found = self._narrow(result)
             if found is None:
                 mx.async_eval(result)  # adopt() raises the dtype's TypeError
+                _launched(result)
                 return
             # (on the operation's device: on_device just chose _Device.device for it)
             shaped = mx.astype(result, self._to_mx[found], stream=mx_device or _Device.device)
@@ -199,6 +225,7 @@ class MLXBackend:
             # (the operation's device: on_device just chose _Device.device for it)
             flat = mx.reshape(shaped, (-1,), stream=mx_device or _Device.device)  # a view
         mx.async_eval(flat)
+        _launched(flat)
         self._launched = (result, shaped, flat)
 
     _launched: tuple[Any, Any, Any] | None = None
@@ -244,6 +271,7 @@ class MLXBackend:
             # time on top of the device's. docs/array-api.md, "Lazy results".
             if flat.size:
                 self.mx.async_eval(flat)
+                _launched(flat)
         if not flat.size:
             self.mx.eval(flat)  # an empty array is never scheduled (nothing to overlap)
         carrier = Metal.__new__(Metal)
@@ -467,6 +495,7 @@ def _build(
             # carrier dtype is its own storage form, launched here directly).
             if out.ndim == 1 and out.dtype in carrier_dtypes:
                 schedule(out)
+                _launched(out)
                 backend._launched = (out, out, out)
             else:
                 launch(out)
@@ -522,6 +551,7 @@ def _direct(backend: MLXBackend, name: str) -> Callable[..., Array | None]:
         if out.size:
             if out.ndim == 1 and out.dtype in carrier_dtypes:
                 schedule(out)
+                _launched(out)
                 backend._launched = (out, out, out)
             else:
                 backend.launch(out, mx_device)

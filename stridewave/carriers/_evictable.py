@@ -481,8 +481,13 @@ class Evictable(Carrier):
     def _raw_scatter(self, base: int, mapping: Layout, source: ScatterSource) -> None:
         # The template paged in already: lower to the primary tier (spec), whose own
         # backend path serves (a Metal primary takes device sources on the device).
-        self._primary._raw_scatter(base, mapping, source)
-        self._bind_backend()  # the primary may have re-bound its accessors (Metal)
+        # A move of the wrapper too: a Metal primary writes into a new buffer, and the
+        # wrapper's scalar fast path (bound to the primary's old view) must not write
+        # into the old one meanwhile (a second adversarial run lost such writes); its
+        # writers see the gate replaced and write again under the lock.
+        with self._move("scatter", guard=False):
+            self._primary._raw_scatter(base, mapping, source)
+            self._bind_backend()  # the primary may have re-bound its accessors (Metal)
 
     @override
     @classmethod

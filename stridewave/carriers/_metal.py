@@ -328,7 +328,7 @@ class Metal(_ArrayCarrier):
         self._mx_array = array
         self._dtype = dtype
         self._host = True  # presumed until a view is first asked for
-        self._device_reads = False
+        self._pending: dict[int, list[Any]] = {}
         self._drop_view()
         self._init_carrier(dtype, mutable=mutable)
 
@@ -341,22 +341,26 @@ class Metal(_ArrayCarrier):
         self._viewed = False
         self._array = _NO_VIEW[self._dtype]
 
-    #: Whether an operation scheduled on the device (not yet known to have run) reads
-    #: this storage: set by :meth:`_note_device_read`, cleared by :meth:`_take_view`.
-    _device_reads: bool
+    #: The operations scheduled on the device that read this storage, one slot per
+    #: thread: ``{thread id: [the scheduled array, or None until it is launched]}``.
+    #: Set by :meth:`_note_device_read`, waited for and cleared by :meth:`_take_view`.
+    _pending: dict[int, list[Any]]
 
-    def _note_device_read(self) -> None:
-        """Note that an operation scheduled on the device reads this storage.
+    def _note_device_read(self, thread: int, slot: list[Any]) -> None:
+        """Note that an operation about to be scheduled on the device reads this storage.
 
         The array API schedules its results (``mlx.core.async_eval``) and returns
         before the device has run them, while the host view writes into this very
-        buffer (``set_value``, ``carrier[i] = v``): a scalar write right after
-        ``y = x * 2`` could change ``y``. So the host view is dropped here (under the
-        lock) and the next host access, which takes it again, first waits for the
-        work this thread scheduled on the device (:meth:`_take_view`). MLX writes
-        (scatter) need no wait: they build a new buffer (see :meth:`_updated`).
+        buffer (``set_value``, ``carrier[i] = v``): a host write after ``y = x * 2``,
+        on this thread or on another one ordered after it, could change ``y``. So the
+        host view is dropped here (under the lock), and ``slot`` (the calling
+        thread's, which the array API fills with the scheduled array once it is
+        launched) is kept: the next host access waits for it, whichever thread makes
+        it (:meth:`_take_view`). One slot per thread suffices: a thread's operations
+        run in order on its stream, so its latest one finishes after the others.
+        MLX writes (scatter) need no wait: they build a new buffer (:meth:`_updated`).
         """
-        self._device_reads = True
+        self._pending[thread] = slot
         if self._viewed:
             self._pause_view()
 
@@ -373,9 +377,10 @@ class Metal(_ArrayCarrier):
         The first call evaluates the array, takes the view and re-binds the scalar
         accessors to it (``view.item``, ``view``), so later scalar calls pay no check.
         If operations scheduled on the device read the storage (see
-        :meth:`_note_device_read`), it first waits for the work this thread
-        scheduled there (``mlx.core.synchronize``), so a host write through the view
-        reaches no operation issued before it.
+        :meth:`_note_device_read`), it first waits for them (``mlx.core.eval`` of
+        their scheduled arrays, which works from any thread), so a host write through
+        the view reaches no operation issued before it; they are forgotten only once
+        the wait succeeded.
         """
         if self._viewed:
             return True
@@ -385,9 +390,15 @@ class Metal(_ArrayCarrier):
         if not self._host:
             return False
         mx = _import_mlx()
-        if self._device_reads:
-            self._device_reads = False
-            mx.synchronize(self._device)
+        pending = self._pending
+        if pending:
+            waited = list(pending.items())
+            launched = [slot[0] for _thread, slot in waited if slot[0] is not None]
+            if launched:
+                mx.eval(*launched)  # (raises, and forgets nothing, if the wait fails)
+            for thread, slot in waited:
+                if slot[0] is not None and pending.get(thread) is slot:
+                    pending.pop(thread, None)
         mx.eval(array)
         view = _host_view(array, storage_numpy_dtype(self._dtype))
         if view is None:
