@@ -248,9 +248,24 @@ def _unary(name: str, summary: str) -> Callable[[Any], Array]:
 def _binary(name: str, summary: str) -> Callable[[Any, Any], Array]:
     def func(x1: Any, x2: Any, /) -> Array:
         try:
-            if not _plain_operand(x2) and not isinstance(x2, Tensor):
+            # (_plain_operand, inlined: this runs before every launch)
+            k2 = type(x2)
+            if not (
+                k2 is Array
+                or k2 is float
+                or k2 is bool
+                or (k2 is int and _INT32_MIN <= x2 <= _INT32_MAX)
+                or isinstance(x2, Tensor)
+            ):
                 x2 = _scalar_operand(name, x2, x1)
-            if not _plain_operand(x1) and not isinstance(x1, Tensor):
+            k1 = type(x1)
+            if not (
+                k1 is Array
+                or k1 is float
+                or k1 is bool
+                or (k1 is int and _INT32_MIN <= x1 <= _INT32_MAX)
+                or isinstance(x1, Tensor)
+            ):
                 x1 = _scalar_operand(name, x1, x2)
             if (type(x1) is Array and x1._device.kind == "Metal") or (
                 type(x2) is Array and x2._device.kind == "Metal"
@@ -355,17 +370,6 @@ def _raise_if_unbroadcastable(name: str, x1: object, x2: object, exc: ValueError
 
 _INT32_MIN: Final = -(2**31)
 _INT32_MAX: Final = 2**31 - 1
-
-
-def _plain_operand(value: object) -> bool:
-    """Whether ``value`` needs no conversion as a binary operand (the common cases)."""
-    kind = type(value)
-    return (
-        kind is Array
-        or kind is float
-        or kind is bool
-        or (kind is int and _INT32_MIN <= value <= _INT32_MAX)  # type: ignore[operator]
-    )
 
 
 # -- elementwise functions ----------------------------------------------------------------

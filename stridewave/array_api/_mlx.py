@@ -70,7 +70,7 @@ def _storage(carrier: Any) -> Any:
             carrier = carrier.primary
         if not isinstance(carrier, Metal):
             raise TypeError(f"{carrier!r} is not a Metal carrier.")
-        carrier._note_device_read(_get_ident(), _OPERATION.slot)  # (see MLXBackend.read)
+        carrier._note_device_read(*_OPERATION.entry)  # (MLXBackend.read notes a plain Metal)
     array = carrier._mx_array
     if array is None:
         raise RuntimeError(
@@ -89,17 +89,20 @@ class _Operation(threading.local):
 
     def __init__(self) -> None:
         self.slot: list[Any] = [None]
+        self.thread = threading.get_ident()
+        #: (thread id, slot): what ``read()`` hands to a carrier, in one lookup
+        self.entry: tuple[int, list[Any]] = (self.thread, self.slot)
 
 
 _OPERATION = _Operation()
-_get_ident = threading.get_ident
 
 
 def _launched(scheduled: Any) -> None:
     """Fill this thread's operation slot with ``scheduled``; start a fresh one."""
     operation = _OPERATION
     operation.slot[0] = scheduled
-    operation.slot = [None]
+    operation.slot = slot = [None]
+    operation.entry = (operation.thread, slot)
 
 
 class MLXBackend:
@@ -137,7 +140,8 @@ class MLXBackend:
             storage = carrier._mx_array
             # (Metal._note_device_read, inlined: a host write must wait for this read;
             # the operation's slot gets the scheduled array at its launch, _launched)
-            carrier._pending[_get_ident()] = _OPERATION.slot
+            thread, slot = _OPERATION.entry
+            carrier._pending[thread] = slot
             if carrier._viewed:
                 carrier._pause_view()
             if storage is None:
