@@ -558,6 +558,7 @@ class Metal(_ArrayCarrier):
     @override
     def _raw_release(self) -> None:
         self._mx_array = None
+        self._pending = {}  # (holds results of operations that read it: let them go)
         self._drop_view()
         self._viewed = True  # the empty array serves the (refused) accessors
         super()._raw_release()
