@@ -248,7 +248,9 @@ def _unary(name: str, summary: str) -> Callable[[Any], Array]:
 def _binary(name: str, summary: str) -> Callable[[Any, Any], Array]:
     def func(x1: Any, x2: Any, /) -> Array:
         try:
-            # (_plain_operand, inlined: this runs before every launch)
+            # (Python scalars of the int32 range, floats, bools and arrays pass as they
+            # are; anything else goes through _scalar_operand. Inlined for both operands:
+            # this runs before every launch.)
             k2 = type(x2)
             if not (
                 k2 is Array

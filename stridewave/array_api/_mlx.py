@@ -84,7 +84,7 @@ class _Operation(threading.local):
 
     ``read()`` hands the slot to every Metal carrier it reads (``Metal._pending``);
     the launch fills it with the array it scheduled and gives the thread a fresh slot
-    (:func:`_launched`). A host write into such a carrier then waits for that array.
+    (:func:`_fill_slot`). A host write into such a carrier then waits for that array.
     """
 
     def __init__(self) -> None:
@@ -97,7 +97,7 @@ class _Operation(threading.local):
 _OPERATION = _Operation()
 
 
-def _launched(scheduled: Any) -> None:
+def _fill_slot(scheduled: Any) -> None:
     """Fill this thread's operation slot with ``scheduled``; start a fresh one."""
     operation = _OPERATION
     operation.slot[0] = scheduled
@@ -139,7 +139,7 @@ class MLXBackend:
         if type(carrier) is Metal:
             storage = carrier._mx_array
             # (Metal._note_device_read, inlined: a host write must wait for this read;
-            # the operation's slot gets the scheduled array at its launch, _launched)
+            # the operation's slot gets the scheduled array at its launch, _fill_slot)
             thread, slot = _OPERATION.entry
             carrier._pending[thread] = slot
             if carrier._viewed:
@@ -220,7 +220,7 @@ class MLXBackend:
             found = self._narrow(result)
             if found is None:
                 mx.async_eval(result)  # adopt() raises the dtype's TypeError
-                _launched(result)
+                _fill_slot(result)
                 return
             # (on the operation's device: on_device just chose _Device.device for it)
             shaped = mx.astype(result, self._to_mx[found], stream=mx_device or _Device.device)
@@ -229,7 +229,7 @@ class MLXBackend:
             # (the operation's device: on_device just chose _Device.device for it)
             flat = mx.reshape(shaped, (-1,), stream=mx_device or _Device.device)  # a view
         mx.async_eval(flat)
-        _launched(flat)
+        _fill_slot(flat)
         self._launched = (result, shaped, flat)
 
     _launched: tuple[Any, Any, Any] | None = None
@@ -275,7 +275,7 @@ class MLXBackend:
             # time on top of the device's. docs/array-api.md, "Lazy results".
             if flat.size:
                 self.mx.async_eval(flat)
-                _launched(flat)
+                _fill_slot(flat)
         if not flat.size:
             self.mx.eval(flat)  # an empty array is never scheduled (nothing to overlap)
         carrier = Metal.__new__(Metal)
@@ -499,7 +499,7 @@ def _build(
             # carrier dtype is its own storage form, launched here directly).
             if out.ndim == 1 and out.dtype in carrier_dtypes:
                 schedule(out)
-                _launched(out)
+                _fill_slot(out)
                 backend._launched = (out, out, out)
             else:
                 launch(out)
@@ -555,7 +555,7 @@ def _direct(backend: MLXBackend, name: str) -> Callable[..., Array | None]:
         if out.size:
             if out.ndim == 1 and out.dtype in carrier_dtypes:
                 schedule(out)
-                _launched(out)
+                _fill_slot(out)
                 backend._launched = (out, out, out)
             else:
                 backend.launch(out, mx_device)

@@ -179,6 +179,79 @@ def test_metal_direct_calls_give_numpy_values_and_decline_what_they_do_not_take(
     np.testing.assert_allclose(np.asarray(out), expected, rtol=tolerance, atol=tolerance)
 
 
+def _run_metal_script(script: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """Run ``script`` in a fresh interpreter with a time limit (a hang or a crash fails)."""
+    env = {
+        **os.environ,
+        "STRIDEWAVE_METAL_DEVICE": os.environ.get("STRIDEWAVE_METAL_DEVICE", "cpu"),
+        "TMPDIR": str(tmp_path),
+    }
+    return subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env=env,
+    )
+
+
+THREADED_RESULTS = """
+import sys, threading, time
+import numpy as np
+import stridewave.array_api as xp
+from stridewave.array_api._array import metal_backend
+sys.setswitchinterval(1e-6)
+backend = metal_backend()
+adopt = backend.adopt
+def adopt_after_a_switch(*args, **kwargs):
+    time.sleep(0)  # let another thread launch in the window between launch() and adopt()
+    return adopt(*args, **kwargs)
+backend.adopt = adopt_after_a_switch
+metal = xp.Device("Metal")
+bad, errors = [], []
+def work(seed):
+    try:
+        rng = np.random.default_rng(seed)
+        p_np = rng.standard_normal((8, 8)).astype(np.float32)
+        a_np = rng.standard_normal(64).astype(np.float32)
+        b_np = rng.random(16) > 0.5
+        p = xp.asarray(p_np, device=metal)
+        a = xp.asarray(a_np, device=metal)
+        b = xp.asarray(b_np, device=metal)
+        for _ in range(int(sys.argv[1])):
+            # N-d results, 0-d results, 1-D results and a narrowing cast (bool << bool)
+            checks = [
+                (xp.matmul(p, p), p_np @ p_np),
+                (xp.sum(a), np.sum(a_np)),
+                (a + 1.0, a_np + 1),
+                (xp.bitwise_left_shift(b, True), b_np.astype(np.int32) << 1),
+            ]
+            for ours, expected in checks:
+                if not np.allclose(np.asarray(ours), expected, rtol=1e-4, atol=1e-4):
+                    bad.append(seed)
+    except Exception as exc:
+        errors.append(repr(exc))
+threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+print("bad", len(bad), "errors", errors[:1])
+"""
+
+
+@pytest.mark.needs_mlx
+@needs_mlx
+def test_results_launched_on_several_threads_are_adopted_right(tmp_path: Path) -> None:
+    # MLXBackend.launch hands the prepared storage form to adopt() through one shared
+    # slot, taken by identity: a thread whose slot another thread overwrote in between
+    # prepares its result again. Forced switches make the threads interleave there.
+    proc = _run_metal_script(THREADED_RESULTS.replace("sys.argv[1]", "60"), tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.splitlines()[-1] == "bad 0 errors []"
+
+
 EMPTY_REDUCTIONS = """
 import warnings
 import stridewave.array_api as xp
@@ -197,18 +270,7 @@ def test_reductions_of_empty_metal_arrays_finish(tmp_path: Path) -> None:
     # MLX 0.32.4 can spin for good reducing an empty array on its CPU device; the
     # namespace hands calls with an empty operand to NumPy instead. A subprocess with a
     # time limit, so that a regression fails here rather than hanging the suite.
-    env = {
-        **os.environ,
-        "STRIDEWAVE_METAL_DEVICE": os.environ.get("STRIDEWAVE_METAL_DEVICE", "cpu"),
-    }
-    proc = subprocess.run(
-        [sys.executable, "-c", EMPTY_REDUCTIONS],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        env={**env, "TMPDIR": str(tmp_path)},
-    )
+    proc = _run_metal_script(EMPTY_REDUCTIONS, tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
     last = dict(line.split() for line in proc.stdout.splitlines()[-5:])
     assert last["sum"] == "0.0" and last["prod"] == "1.0"
@@ -265,17 +327,6 @@ def test_int32_min_divided_by_minus_one_does_not_kill_the_process(tmp_path: Path
     # MLX's integer division traps on INT32_MIN // -1 (SIGFPE: the conformance run
     # died of it); the namespace answers a divisor of -1 without dividing, as NumPy
     # does. A subprocess, so that a regression fails here instead of ending pytest.
-    env = {
-        **os.environ,
-        "STRIDEWAVE_METAL_DEVICE": os.environ.get("STRIDEWAVE_METAL_DEVICE", "cpu"),
-    }
-    proc = subprocess.run(
-        [sys.executable, "-c", INT_MIN_BY_MINUS_ONE],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        env={**env, "TMPDIR": str(tmp_path)},
-    )
+    proc = _run_metal_script(INT_MIN_BY_MINUS_ONE, tmp_path)
     assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
     assert proc.stdout.split("\n")[0] == ("[-2147483648, -7, -4] [0, 0, 1] [-2147483648, -7, 7]")

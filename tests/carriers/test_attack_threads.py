@@ -86,14 +86,13 @@ SCENARIOS = {
 }
 
 
-def _run(body: str, tmp_path: Path, *, speedups: bool) -> str:
-    script = PRELUDE + textwrap.indent(textwrap.dedent(body), "    ")
-    script += "print('stale', stale)\n"
+def _last_line(script: str, *args: str, tmp_path: Path, speedups: bool = True) -> str:
+    """Run ``script`` in a fresh interpreter (private TMPDIR, MLX's CPU device); its last line."""
     env = dict(os.environ, TMPDIR=str(tmp_path), STRIDEWAVE_METAL_DEVICE="cpu")
     if not speedups:
         env["STRIDEWAVE_NO_SPEEDUPS"] = "1"
     done = subprocess.run(
-        [sys.executable, "-c", script, str(TRIALS)],
+        [sys.executable, "-c", script, *args],
         capture_output=True,
         text=True,
         timeout=300,
@@ -102,6 +101,12 @@ def _run(body: str, tmp_path: Path, *, speedups: bool) -> str:
     )
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout.strip().splitlines()[-1]
+
+
+def _run(body: str, tmp_path: Path, *, speedups: bool) -> str:
+    script = PRELUDE + textwrap.indent(textwrap.dedent(body), "    ")
+    script += "print('stale', stale)\n"
+    return _last_line(script, str(TRIALS), tmp_path=tmp_path, speedups=speedups)
 
 
 @pytest.mark.parametrize("speedups", [True, False], ids=["c-accelerator", "pure-python"])
@@ -232,19 +237,8 @@ print("bad", bad)
 @pytest.mark.parametrize("speedups", [True, False], ids=["c-accelerator", "pure-python"])
 @pytest.mark.parametrize("kind", ["metal", "evictable"])
 def test_scalar_writes_racing_scatters_are_kept(kind: str, speedups: bool, tmp_path: Path) -> None:
-    env = dict(os.environ, TMPDIR=str(tmp_path), STRIDEWAVE_METAL_DEVICE="cpu")
-    if not speedups:
-        env["STRIDEWAVE_NO_SPEEDUPS"] = "1"
-    done = subprocess.run(
-        [sys.executable, "-c", EVICTABLE_WRITERS, "30", kind],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        env=env,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert done.stdout.strip().splitlines()[-1] == "bad 0"
+    last = _last_line(EVICTABLE_WRITERS, "30", kind, tmp_path=tmp_path, speedups=speedups)
+    assert last == "bad 0"
 
 
 # The sharpest form of the same defect: one thread writes ``e[i] = v`` on slots 8..15
@@ -295,17 +289,7 @@ print("bad", bad)
 
 @pytest.mark.parametrize("first", ["array_api_setitem", "carrier_scatter"])
 def test_evictable_setitem_racing_a_device_write_is_kept(first: str, tmp_path: Path) -> None:
-    env = dict(os.environ, TMPDIR=str(tmp_path), STRIDEWAVE_METAL_DEVICE="cpu")
-    done = subprocess.run(
-        [sys.executable, "-c", TWO_WRITERS, "60", first],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        env=env,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert done.stdout.strip().splitlines()[-1] == "bad 0"
+    assert _last_line(TWO_WRITERS, "60", first, tmp_path=tmp_path) == "bad 0"
 
 
 # -- a failed wait is forgotten ---------------------------------------------------------
@@ -354,14 +338,4 @@ print("stale", stale)
 
 
 def test_a_failed_device_wait_does_not_let_the_write_skip_the_wait(tmp_path: Path) -> None:
-    env = dict(os.environ, TMPDIR=str(tmp_path), STRIDEWAVE_METAL_DEVICE="cpu")
-    done = subprocess.run(
-        [sys.executable, "-c", FAILED_WAIT, str(TRIALS)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        env=env,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert done.stdout.strip().splitlines()[-1] == "stale 0"
+    assert _last_line(FAILED_WAIT, str(TRIALS), tmp_path=tmp_path) == "stale 0"
