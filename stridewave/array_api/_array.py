@@ -575,6 +575,11 @@ def write(
 # -- the array object --------------------------------------------------------------------
 
 _SCALARS: Final = (bool, int, float)
+#: A scalar operand of the operators: a Python scalar, or a NumPy scalar (its value).
+_SCALAR_OPERANDS: Final = (*_SCALARS, np.generic)
+#: Any operand the operators take: a scalar operand or an array (scalars tested first:
+#: for them isinstance answers before the Tensor ABC check).
+_OPERANDS: Final = (*_SCALAR_OPERANDS, Tensor)
 
 #: The NumPy ufuncs a NumPy scalar's operator calls that have a function of the same
 #: name in this namespace (``Array.__array_ufunc__``).
@@ -623,7 +628,7 @@ def _binary(name: str, reflected: bool = False) -> Callable[[Array, object], Any
 
     def method(self: Array, other: object) -> Any:
         # (the scalar types first: for them isinstance answers before the ABC check)
-        if type(other) is not Array and not isinstance(other, (*_SCALARS, Tensor, np.generic)):
+        if type(other) is not Array and not isinstance(other, _OPERANDS):
             return NotImplemented
         if not found:
             found.append(getattr(_late("_functions"), name))
@@ -639,7 +644,7 @@ def _binary(name: str, reflected: bool = False) -> Callable[[Array, object], Any
 
 def _inplace(name: str) -> Callable[[Array, object], Array]:
     def method(self: Array, other: object) -> Array:
-        if not isinstance(other, (*_SCALARS, Tensor, np.generic)):
+        if not isinstance(other, _OPERANDS):
             return NotImplemented  # type: ignore[no-any-return]
         result = getattr(_late("_functions"), name)(self, other)
         if result.shape != self.shape:
@@ -1017,7 +1022,7 @@ class Array(Tensor):
             if (
                 len(values) == 2
                 and any(isinstance(value, np.generic) for value in values)
-                and all(type(v) is Array or isinstance(v, (np.generic, *_SCALARS)) for v in values)
+                and all(type(v) is Array or isinstance(v, _SCALAR_OPERANDS) for v in values)
             ):
                 return getattr(_late("_functions"), ufunc.__name__)(*values)
         host = [np.asarray(value) if isinstance(value, Tensor) else value for value in inputs]
