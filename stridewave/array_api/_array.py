@@ -395,6 +395,41 @@ def _make(carrier: Carrier, layout: Layout, offset: int, device: Device) -> Arra
     return out
 
 
+def _one_slice(x: Array, key: slice) -> Array | None:
+    """``x[start:stop:step]`` of a 1-D array with int/None bounds (the common case).
+
+    The geometry :func:`~stridewave.array_api._indexing.basic_geometry` gives, without
+    its general loop; None for anything else (the general path then decides, and raises
+    where it must). Called by ``Array.__getitem__`` itself: a view's Python runs before
+    the launch of the operation that reads it (docs/array-api.md, "Lazy results").
+    """
+    layout = x._layout
+    if layout is None or len(layout._shape) != 1:  # (Layout's slots: a per-call path)
+        return None
+    start, stop, step = key.start, key.stop, key.step
+    if not (
+        (start is None or type(start) is int)
+        and (stop is None or type(stop) is int)
+        and (step is None or (type(step) is int and step))
+    ):
+        return None
+    picked = range(layout._shape[0])[key]  # (slice.indices' bounds, and the length)
+    length = len(picked)
+    (stride,) = layout._strides
+    stride *= picked.step
+    out = object.__new__(Array)
+    out._carrier = x._carrier
+    out._layout = (
+        contiguous_layout((length,)) if stride == 1 else strided_layout((length,), (stride,))
+    )
+    out._offset = x._offset + picked.start * layout._strides[0] if length else 0
+    out._dtype = x._dtype  # (the same carrier)
+    out._subtensors = ()
+    out._device = x._device
+    out._host = None
+    return out
+
+
 def adopt_host(result: Any, device: Device, sources: tuple[Tensor, ...] = ()) -> Array:
     """Turn a NumPy result into an Array of ``device`` (adopting its buffer).
 
@@ -951,6 +986,10 @@ class Array(Tensor):
         RuntimeError
             If the carrier is released (advanced indexing reads it).
         """
+        if type(key) is slice:
+            view = _one_slice(self, key)
+            if view is not None:
+                return view
         return _late("_indexing").getitem(self, key)  # type: ignore[no-any-return]
 
     def __setitem__(self, key: object, value: object, /) -> None:

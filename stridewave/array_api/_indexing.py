@@ -17,7 +17,6 @@ import numpy as np
 from stridewave.array_api import _array
 from stridewave.array_api._array import (
     Array,
-    _make,
     backend_for,
     contiguous_layout,
     read,
@@ -160,37 +159,10 @@ def _backend_key(key: tuple[Any, ...], device: _array.Device) -> tuple[Any, ...]
     return tuple(out)
 
 
-def _one_slice(x: Array, key: slice) -> Array | None:
-    """``x[start:stop:step]`` of a 1-D array with int/None bounds (the common case).
-
-    The same geometry as :func:`basic_geometry` gives, without its general loop; None
-    for anything else (the general path then decides, and raises where it must).
-    """
-    layout = x._layout
-    if layout is None or len(layout._shape) != 1:  # (Layout's slots: a per-call path)
-        return None
-    start, stop, step = key.start, key.stop, key.step
-    if not (
-        (start is None or type(start) is int)
-        and (stop is None or type(stop) is int)
-        and (step is None or (type(step) is int and step))
-    ):
-        return None
-    first, end, step_ = key.indices(layout._shape[0])
-    length = len(range(first, end, step_))
-    (stride,) = layout._strides
-    offset = x._offset + first * stride if length else 0
-    stride *= step_
-    view_layout = (
-        contiguous_layout((length,)) if stride == 1 else strided_layout((length,), (stride,))
-    )
-    return _make(x._carrier, view_layout, offset, x._device)  # type: ignore[arg-type]
-
-
 def getitem(x: Array, key: object) -> Array:
     """Return ``x[key]``: a view for basic keys, a fresh array otherwise."""
     if type(key) is slice:
-        quick = _one_slice(x, key)
+        quick = _array._one_slice(x, key)
         if quick is not None:
             return quick
     key_t = _key_tuple(key)

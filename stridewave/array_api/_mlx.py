@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import os
 import threading
+import weakref
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -70,7 +71,7 @@ def _storage(carrier: Any) -> Any:
             carrier = carrier.primary
         if not isinstance(carrier, Metal):
             raise TypeError(f"{carrier!r} is not a Metal carrier.")
-        carrier._note_device_read(*_OPERATION.entry)  # (MLXBackend.read notes a plain Metal)
+        _note_read(carrier)  # (read() notes a plain Metal itself)
     array = carrier._mx_array
     if array is None:
         raise RuntimeError(
@@ -80,29 +81,51 @@ def _storage(carrier: Any) -> Any:
 
 
 class _Operation(threading.local):
-    """The calling thread's slot for its next operation's scheduled array.
+    """The Metal carriers read by the calling thread's operation being prepared.
 
-    ``read()`` hands the slot to every Metal carrier it reads (``Metal._pending``);
-    the launch fills it with the array it scheduled and gives the thread a fresh slot
-    (:func:`_fill_slot`). A host write into such a carrier then waits for that array.
+    ``read()`` notes each Metal carrier it reads here (a weak reference: a failed
+    operation keeps nothing alive); the launch records the array it scheduled on each
+    of them (:func:`_note_reads`, ``Metal._note_device_read``), after which a host
+    write into such a carrier waits for that array.
     """
 
     def __init__(self) -> None:
-        self.slot: list[Any] = [None]
-        self.thread = threading.get_ident()
-        #: (thread id, slot): what ``read()`` hands to a carrier, in one lookup
-        self.entry: tuple[int, list[Any]] = (self.thread, self.slot)
+        self.reads: list[weakref.ref[Metal]] = []
 
 
 _OPERATION = _Operation()
 
 
-def _fill_slot(scheduled: Any) -> None:
-    """Fill this thread's operation slot with ``scheduled``; start a fresh one."""
-    operation = _OPERATION
-    operation.slot[0] = scheduled
-    operation.slot = slot = [None]
-    operation.entry = (operation.thread, slot)
+def _note_read(carrier: Metal) -> None:
+    """Note that this thread's operation being prepared reads ``carrier``.
+
+    The list is emptied at each launch; reads that launch nothing (host exports such
+    as ``numpy.asarray``) leave their notes until then, so a repeat of the last one
+    is not noted again, and past 64 notes the dead ones are dropped.
+    """
+    reads = _OPERATION.reads
+    if reads and reads[-1]() is carrier:
+        return
+    if len(reads) >= 64:
+        reads[:] = [ref for ref in reads if ref() is not None]
+    reads.append(weakref.ref(carrier))
+
+
+def _note_reads(scheduled: Any) -> None:
+    """Record ``scheduled`` on the Metal carriers this thread's operation read.
+
+    Called once the operation is launched and before it returns: a host write ordered
+    after the call then waits for ``scheduled`` (``Metal._take_view``); one racing
+    the call itself is unordered with it, as between any two threads.
+    """
+    reads = _OPERATION.reads
+    if reads:
+        thread = get_ident()
+        for ref in reads:
+            carrier = ref()
+            if carrier is not None:
+                carrier._note_device_read(thread, scheduled)
+        reads.clear()
 
 
 class MLXBackend:
@@ -138,16 +161,15 @@ class MLXBackend:
         carrier = tensor._carrier
         if type(carrier) is Metal:
             storage = carrier._mx_array
-            # (Metal._note_device_read, inlined: a host write must wait for this read;
-            # the operation's slot gets the scheduled array at its launch, _fill_slot)
-            thread, slot = _OPERATION.entry
-            carrier._pending[thread] = slot
-            if carrier._viewed:
-                carrier._pause_view()
+            _note_read(carrier)  # (the launch records the scheduled array: _note_reads)
             if storage is None:
                 storage = _storage(carrier)  # released: raises
         else:
             storage = _storage(carrier)  # an Evictable, another kind, or released
+        return self._logical(tensor, storage)
+
+    def _logical(self, tensor: Tensor, storage: Any) -> Any:
+        """Return the Tensor's values as an MLX array over its carrier's ``storage``."""
         layout = tensor._layout
         assert layout is not None
         offset = tensor._offset
@@ -174,9 +196,8 @@ class MLXBackend:
             if step == 1:
                 return storage[offset : offset + count]
             if count and step:
-                # One strided run: a slice (MLX's own strided view, cheaper than as_strided).
-                stop = offset + step * (count - 1) + (1 if step > 0 else -1)
-                return storage[offset : stop if stop >= 0 else None : step]
+                # One strided run (MLX's as_strided takes less Python than a slice)
+                return self.mx.as_strided(storage, shape, strides, offset)
         elif strides == contiguous_layout(shape).strides:
             if offset == 0 and count == size:
                 return storage.reshape(shape)
@@ -204,7 +225,7 @@ class MLXBackend:
             "(bool, int32 and float32 only)."
         )
 
-    def launch(self, result: Any, mx_device: Any = None) -> None:
+    def launch(self, result: Any, mx_device: Any = None) -> Any:
         """Schedule a fresh MLX result's evaluation in the form its carrier will store.
 
         The storage form (the carrier's dtype, one dimension) is built first and
@@ -220,8 +241,8 @@ class MLXBackend:
             found = self._narrow(result)
             if found is None:
                 mx.async_eval(result)  # adopt() raises the dtype's TypeError
-                _fill_slot(result)
-                return
+                _note_reads(result)
+                return result
             # (on the operation's device: on_device just chose _Device.device for it)
             shaped = mx.astype(result, self._to_mx[found], stream=mx_device or _Device.device)
         flat = shaped
@@ -229,8 +250,9 @@ class MLXBackend:
             # (the operation's device: on_device just chose _Device.device for it)
             flat = mx.reshape(shaped, (-1,), stream=mx_device or _Device.device)  # a view
         mx.async_eval(flat)
-        _fill_slot(flat)
+        _note_reads(flat)
         self._launched = (result, shaped, flat)
+        return flat
 
     _launched: tuple[Any, Any, Any] | None = None
 
@@ -241,12 +263,19 @@ class MLXBackend:
             return None
 
     def adopt(
-        self, result: Any, device: Device, mx_device: Any = None, device_name: str = ""
+        self,
+        result: Any,
+        device: Device,
+        mx_device: Any = None,
+        device_name: str = "",
+        shape: tuple[int, ...] | None = None,
     ) -> Array:
         """Adopt an MLX result as a fresh Metal carrier (no copy once evaluated).
 
         ``mx_device`` (with its ``device_name``) is the MLX device the operation ran
-        on; by default the one ``stream()`` last chose.
+        on; by default the one ``stream()`` last chose. ``shape``, when given, is the
+        result's shape and ``result`` its storage form of shape (1,) (a reduction to
+        0-d computed with ``keepdims``).
         """
         launched = self._launched
         self._launched = None  # (holds no array past its adoption)
@@ -275,11 +304,13 @@ class MLXBackend:
             # time on top of the device's. docs/array-api.md, "Lazy results".
             if flat.size:
                 self.mx.async_eval(flat)
-                _fill_slot(flat)
+                _note_reads(flat)
         if not flat.size:
             self.mx.eval(flat)  # an empty array is never scheduled (nothing to overlap)
         carrier = Metal.__new__(Metal)
         carrier._adopt(flat, mx_device, name, dtype, mutable=True, evaluate=False)
+        if shape is not None:
+            return _make(carrier, contiguous_layout(shape), 0, device)
         out = _make(carrier, contiguous_layout(tuple(result.shape)), 0, device)
         if flat is not result:
             # Keep the N-d form for read() while the carrier is unwritten (version 0)
@@ -499,7 +530,7 @@ def _build(
             # carrier dtype is its own storage form, launched here directly).
             if out.ndim == 1 and out.dtype in carrier_dtypes:
                 schedule(out)
-                _fill_slot(out)
+                _note_reads(out)
                 backend._launched = (out, out, out)
             else:
                 launch(out)
@@ -518,56 +549,126 @@ def _direct(backend: MLXBackend, name: str) -> Callable[..., Array | None]:
     array_type, schedule, stream = mx.array, mx.async_eval, mx.stream
     if name in _SHARES_INPUT:
         impl = _private(impl, array_type)
-    carrier_dtypes, read = backend._from_mx, backend.read
+    carrier_dtypes, logical = backend._from_mx, backend._logical
 
-    def call(*values: Any, **kwargs: Any) -> Array | None:
-        first: Array | None = None
-        operands: list[Any] = []
-        for value in values:
-            if type(value) is Array:
-                carrier = value._carrier
-                if type(carrier) is not Metal:
-                    return None  # an Evictable, a released carrier ...
+    def call(x1: Any, x2: Any = _ABSENT, /, **kwargs: Any) -> Array | None:
+        # (one or two operands, unrolled: this runs before every launch)
+        carrier: Any = None  # the first Metal operand's carrier
+        other: Any = None  # the second one's
+        if type(x1) is Array:
+            carrier = x1._carrier
+            if type(carrier) is not Metal:
+                return None  # an Evictable, another kind: the general path
+            storage = carrier._mx_array
+            if storage is None or not x1._layout._size:  # type: ignore[union-attr]
+                return None  # released (the general path raises); empty (_touches_empty)
+            first = x1
+            a1 = logical(x1, storage)
+        elif type(x1) in _PLAIN:
+            first, a1 = None, x1
+        else:
+            return None
+        if x2 is _ABSENT:
+            if first is None:
+                return None
+            operands: tuple[Any, ...] = (a1,)
+        else:
+            if type(x2) is Array:
+                other = x2._carrier
+                if type(other) is not Metal:
+                    return None
+                storage = other._mx_array
+                if storage is None or not x2._layout._size:  # type: ignore[union-attr]
+                    return None
                 if first is None:
-                    first = value
-                elif value._device is not first._device and value._device != first._device:
+                    first, carrier, other = x2, other, None
+                elif x2._device is not first._device and x2._device != first._device:
                     return None  # (the general path raises the devices' ValueError)
-                array = read(value)
-                if not array.size:
-                    return None  # (see _touches_empty)
-                operands.append(array)
-            elif type(value) in _PLAIN:
-                operands.append(value)
+                a2 = logical(x2, storage)
+            elif type(x2) in _PLAIN and first is not None:
+                a2 = x2
             else:
                 return None
-        if first is None:
-            return None
-        carrier = first._carrier
-        mx_device = carrier._device  # type: ignore[union-attr]
+            operands = (a1, a2)
+        mx_device = carrier._device
         try:
             with stream(mx_device):
                 out = impl(*operands, **kwargs)
         except _NeedsHost:
             return None
         if type(out) is not array_type:
-            result: Array = wrap(out, first._device)
+            result: Array = wrap(out, first._device)  # (nothing scheduled)
             return result
         if out.size:
             if out.ndim == 1 and out.dtype in carrier_dtypes:
                 schedule(out)
-                _fill_slot(out)
                 backend._launched = (out, out, out)
+                _record(carrier, other, out)
             else:
-                backend.launch(out, mx_device)
-        return backend.adopt(out, first._device, mx_device, carrier._device_name)  # type: ignore[union-attr]
+                _record(carrier, other, backend.launch(out, mx_device))
+        return backend.adopt(out, first._device, mx_device, carrier._device_name)
 
-    call.__name__ = name
-    return call
+    if name not in _REDUCTIONS:
+        call.__name__ = name
+        return call
+    general = call
+
+    def reduction(x: Any, /, *, axis: Any = None, keepdims: bool = False, **kwargs: Any) -> Any:
+        # A 1-D operand reduced whole: MLX's keepdims form of the 0-d result, shape
+        # (1,), is its storage form itself (no reshape in the graph, less Python).
+        layout: Any = x._layout if type(x) is Array else None
+        if (
+            axis is not None
+            or keepdims
+            or layout is None
+            or type(x._carrier) is not Metal
+            or len(layout._shape) != 1
+        ):
+            return general(x, axis=axis, keepdims=keepdims, **kwargs)
+        carrier: Any = x._carrier
+        storage = carrier._mx_array
+        if storage is None or not layout._size:
+            return None  # released (the general path raises); empty (_touches_empty)
+        array = logical(x, storage)
+        mx_device = carrier._device
+        with stream(mx_device):
+            out = impl(array, axis=None, keepdims=True, **kwargs)
+        if out.dtype in carrier_dtypes:
+            schedule(out)
+            backend._launched = (out, out, out)
+            _record(carrier, None, out)
+        else:
+            _record(carrier, None, backend.launch(out, mx_device))
+        return backend.adopt(out, x._device, mx_device, carrier._device_name, shape=())
+
+    reduction.__name__ = name
+    return reduction
 
 
 def _declined(*values: Any, **kwargs: Any) -> None:
     return None
 
+
+def _record(carrier: Any, other: Any, scheduled: Any) -> None:
+    """:func:`_note_reads` for a direct call, which knows its operands' carriers."""
+    thread = get_ident()
+    carrier._note_device_read(thread, scheduled)
+    if other is not None and other is not carrier:
+        other._note_device_read(thread, scheduled)
+
+
+get_ident: Final = threading.get_ident
+
+
+#: The second operand of a one-operand direct call (a marker: None is a value).
+_ABSENT: Final = object()
+
+
+#: Reductions (``axis``, ``keepdims`` and plain keywords) whose direct call reduces
+#: a 1-D operand whole into the (1,)-shaped storage form of its 0-d result.
+_REDUCTIONS: Final = frozenset(
+    {"sum", "prod", "max", "min", "mean", "std", "var", "all", "any", "argmax", "argmin"}
+)
 
 #: Operand types a direct call passes through unchanged (Python scalars).
 _PLAIN: Final = frozenset({bool, int, float})
@@ -1065,10 +1166,11 @@ def _inexact(mx: Any, *arrays: Any) -> None:
 
 
 def _matmul(mx: Any) -> Callable[..., Any]:
-    matmul, float32 = mx.matmul, mx.float32
+    matmul, float32_only = mx.matmul, frozenset({mx.float32})
 
     def func(x1: Any, x2: Any) -> Any:
-        if x1.dtype != float32 or x2.dtype != float32:  # (float32: the common case)
+        # (float32, the common case, first; a set lookup is cheaper than MLX's dtype !=)
+        if x1.dtype not in float32_only or x2.dtype not in float32_only:
             _inexact(mx, x1, x2)
         return matmul(x1, x2)
 

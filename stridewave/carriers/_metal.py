@@ -328,7 +328,7 @@ class Metal(_ArrayCarrier):
         self._mx_array = array
         self._dtype = dtype
         self._host = True  # presumed until a view is first asked for
-        self._pending: dict[int, list[Any]] = {}
+        self._pending: dict[int, Any] = {}
         self._drop_view()
         self._init_carrier(dtype, mutable=mutable)
 
@@ -341,26 +341,28 @@ class Metal(_ArrayCarrier):
         self._viewed = False
         self._array = _NO_VIEW[self._dtype]
 
-    #: The operations scheduled on the device that read this storage, one slot per
-    #: thread: ``{thread id: [the scheduled array, or None until it is launched]}``.
-    #: Set by :meth:`_note_device_read`, waited for and cleared by :meth:`_take_view`.
-    _pending: dict[int, list[Any]]
+    #: The operations scheduled on the device that read this storage, the latest per
+    #: thread: ``{thread id: the scheduled array}``. Set by :meth:`_note_device_read`,
+    #: waited for and cleared by :meth:`_take_view`.
+    _pending: dict[int, Any]
 
-    def _note_device_read(self, thread: int, slot: list[Any]) -> None:
-        """Note that an operation about to be scheduled on the device reads this storage.
+    def _note_device_read(self, thread: int, scheduled: Any) -> None:
+        """Note that ``scheduled``, an operation launched on the device, reads this storage.
 
         The array API schedules its results (``mlx.core.async_eval``) and returns
         before the device has run them, while the host view writes into this very
         buffer (``set_value``, ``carrier[i] = v``): a host write after ``y = x * 2``,
-        on this thread or on another one ordered after it, could change ``y``. So the
-        host view is dropped here (under the lock), and ``slot`` (the calling
-        thread's, which the array API fills with the scheduled array once it is
-        launched) is kept: the next host access waits for it, whichever thread makes
-        it (:meth:`_take_view`). One slot per thread suffices: a thread's operations
-        run in order on its stream, so its latest one finishes after the others.
-        MLX writes (scatter) need no wait: they build a new buffer (:meth:`_updated`).
+        on this thread or on another one ordered after it, could change ``y``. So
+        ``scheduled`` is kept here and the host view dropped (under the lock): the
+        next host access waits for it, whichever thread makes it (:meth:`_take_view`).
+        Called after the launch and before the operation's call returns: the record,
+        then the look at the view, in this order (:meth:`_take_view` sets the view,
+        then looks at the records; one of the two sees the other). One array per
+        thread suffices: a thread's operations run in order on its stream, so its
+        latest one finishes after the others. MLX writes (scatter) need no wait: they
+        build a new buffer (:meth:`_updated`).
         """
-        self._pending[thread] = slot
+        self._pending[thread] = scheduled
         if self._viewed:
             self._pause_view()
 
@@ -393,11 +395,9 @@ class Metal(_ArrayCarrier):
         pending = self._pending
         if pending:
             waited = list(pending.items())
-            launched = [slot[0] for _thread, slot in waited if slot[0] is not None]
-            if launched:
-                mx.eval(*launched)  # (raises, and forgets nothing, if the wait fails)
-            for thread, slot in waited:
-                if slot[0] is not None and pending.get(thread) is slot:
+            mx.eval(*(scheduled for _thread, scheduled in waited))  # (raises: forgets none)
+            for thread, scheduled in waited:
+                if pending.get(thread) is scheduled:
                     pending.pop(thread, None)
         mx.eval(array)
         view = _host_view(array, storage_numpy_dtype(self._dtype))
@@ -408,6 +408,12 @@ class Metal(_ArrayCarrier):
         self._viewed = True
         self._bind_backend()
         current = self._mx_array
+        if pending:
+            # An operation recorded its read after the wait above, and may have looked
+            # at the view before it was set (_note_device_read: the record, then the
+            # look): drop the view and wait for it too.
+            self._pause_view()
+            return self._take_view()
         if current is not array and current is not None:
             # A scatter on another thread replaced the buffer meanwhile (a full
             # write without a host view adopts a fresh one): view the new buffer.

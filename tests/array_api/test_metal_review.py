@@ -55,6 +55,48 @@ def test_a_scalar_write_after_a_metal_result_does_not_change_that_result() -> No
     assert stale == 0, f"{stale} of 5 results saw a write made after they were computed"
 
 
+#: Calls reading the carrier of ``w`` in every position a direct call takes it (first
+#: or second operand, after a Python scalar, through a view, reduced whole, as a
+#: matrix) and through the general path (a reduction over an axis):
+#: (name, shape of x, shape of w, the call).
+_N = 1_000_000
+_READS_OF_W: list[tuple[str, tuple[int, ...], tuple[int, ...], Any]] = [
+    ("add(x, w)", (_N,), (_N,), lambda x, w: xp.add(x, w)),
+    ("add(w, x)", (_N,), (_N,), lambda x, w: xp.add(w, x)),
+    ("2.0 * w", (_N,), (_N,), lambda x, w: 2.0 * w),
+    ("w[::2] * 2", (_N,), (_N,), lambda x, w: w[::2] * 2),
+    ("-w", (_N,), (_N,), lambda x, w: -w),
+    ("sum(w)", (_N,), (_N,), lambda x, w: xp.sum(w)),
+    ("matmul(x, w)", (1, _N), (_N, 1), lambda x, w: xp.matmul(x, w)),
+    ("sum(w, axis=0)", (_N,), (1000, 1000), lambda x, w: xp.sum(w, axis=0)),
+]
+
+
+@pytest.mark.parametrize(
+    ("x_shape", "w_shape", "call"),
+    [case[1:] for case in _READS_OF_W],
+    ids=[case[0] for case in _READS_OF_W],
+)
+def test_a_scalar_write_after_a_result_never_changes_it_whichever_operand_it_writes(
+    x_shape: tuple[int, ...], w_shape: tuple[int, ...], call: Any
+) -> None:
+    # The record of pending device reads must cover every Metal operand of a call,
+    # not only its first one: a write into the second operand's carrier, made after
+    # the call returned, must not reach the scheduled result either.
+    x_values = np.ones(x_shape, dtype=np.float32)
+    w_values = np.ones(w_shape, dtype=np.float32)
+    expected = _host(call(xp.asarray(x_values, device=CPU), xp.asarray(w_values, device=CPU)))
+    stale = 0
+    for _ in range(5):
+        x = xp.asarray(x_values, device=METAL)
+        w = xp.asarray(w_values, device=METAL)
+        w.carrier.get_value(0)  # the host view exists (any earlier scalar access)
+        y = call(x, w)
+        w.carrier.set_value(_N - 2, 1000.0)  # (an even slot: in w[::2] too)
+        stale += not np.array_equal(_host(y), expected)
+    assert stale == 0, f"{stale} of 5 results saw a write made after they were computed"
+
+
 # -- Metal answers that differ from NumPy's (both the direct and the general path) --------
 
 

@@ -83,6 +83,38 @@ SCENARIOS = {
     x.carrier.set_value(n - 1, 1000.0)
     stale += y.carrier.get_value(n - 1) != 2.0
 """,
+    # the host view is taken while an operation on another thread records its read:
+    # the view is set after the operation looked at it (and so did not drop it), then
+    # a write ordered after the operation goes through that view (found by the
+    # session-13 review of the post-launch records; a forced interleaving: the main
+    # thread is held inside _take_view, between its wait and setting the view, until
+    # the worker has launched and recorded)
+    "view_taken_while_an_operation_records_its_read": """
+    import stridewave.carriers._metal as metal_module
+    xp.multiply(x, 1.0)  # a read: drops the host view (taken again below)
+    inside, recorded = threading.Event(), threading.Event()
+    real = metal_module._host_view
+    def held_view(*args):
+        if threading.current_thread() is threading.main_thread() and not inside.is_set():
+            inside.set()
+            recorded.wait()
+        return real(*args)
+    metal_module._host_view = held_view
+    box = {}
+    def compute():
+        inside.wait()
+        xp.matmul(big, big)  # keeps the worker's stream busy
+        box["y"] = xp.multiply(x, 2.0)
+        recorded.set()
+    worker = threading.Thread(target=compute)
+    worker.start()
+    x.carrier.get_value(0)  # takes the view around the worker's record
+    recorded.wait()  # the operation was issued (a happens-before edge)
+    x.carrier.set_value(n - 1, 1000.0)
+    worker.join()
+    metal_module._host_view = real
+    stale += box["y"].carrier.get_value(n - 1) != 2.0
+""",
 }
 
 
