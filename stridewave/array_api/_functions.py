@@ -1155,40 +1155,65 @@ def cumulative_prod(
     )
 
 
+def _stat(name: str, x: Any, kwargs: dict[str, Any]) -> Array:
+    """:func:`_one` for the statistical functions: a Metal array tries its direct call first.
+
+    Their keywords (``axis``, ``keepdims``, ``dtype``, ``correction``) never hold
+    arrays, so the general argument walk of :func:`_apply` has nothing to do there.
+    """
+    if type(x) is Array and x._device.kind == "Metal":
+        found = (_DIRECTS.get(name) or _load_direct(name))(x, **kwargs)
+        if found is not None:
+            return found  # type: ignore[no-any-return]
+    return _one(name, (x,), kwargs)
+
+
+def _sum_dtype(x: Any, dtype: object) -> Any:
+    """Return the accumulator dtype of ``sum``/``prod`` (None: MLX's own, the standard's).
+
+    MLX sums float32 in float32 and int32 and bool in int32, the standard's defaults,
+    so a Metal array without ``dtype`` passes None (no dtype test in the graph's
+    Python); the other devices get the dtype :func:`_acc_dtype` picks.
+    """
+    if dtype is None and type(x) is Array and x._device.kind == "Metal":
+        return None
+    return _acc_dtype(x, dtype)
+
+
 def sum(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Array:
-    return _one("sum", (x,), {"axis": axis, "dtype": _acc_dtype(x, dtype), "keepdims": keepdims})
+    return _stat("sum", x, {"axis": axis, "dtype": _sum_dtype(x, dtype), "keepdims": keepdims})
 
 
 def prod(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Array:
-    return _one("prod", (x,), {"axis": axis, "dtype": _acc_dtype(x, dtype), "keepdims": keepdims})
+    return _stat("prod", x, {"axis": axis, "dtype": _sum_dtype(x, dtype), "keepdims": keepdims})
 
 
 def max(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Array:
-    return _one("max", (x,), {"axis": axis, "keepdims": keepdims})
+    return _stat("max", x, {"axis": axis, "keepdims": keepdims})
 
 
 def min(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Array:
-    return _one("min", (x,), {"axis": axis, "keepdims": keepdims})
+    return _stat("min", x, {"axis": axis, "keepdims": keepdims})
 
 
 def mean(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Array:
-    return _one("mean", (x,), {"axis": axis, "keepdims": keepdims})
+    return _stat("mean", x, {"axis": axis, "keepdims": keepdims})
 
 
 def std(x: Any, /, *, axis: Any = None, correction: float = 0.0, keepdims: bool = False) -> Array:
-    return _one("std", (x,), {"axis": axis, "correction": correction, "keepdims": keepdims})
+    return _stat("std", x, {"axis": axis, "correction": correction, "keepdims": keepdims})
 
 
 def var(x: Any, /, *, axis: Any = None, correction: float = 0.0, keepdims: bool = False) -> Array:
-    return _one("var", (x,), {"axis": axis, "correction": correction, "keepdims": keepdims})
+    return _stat("var", x, {"axis": axis, "correction": correction, "keepdims": keepdims})
 
 
 def all(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Array:
-    return _one("all", (x,), {"axis": axis, "keepdims": keepdims})
+    return _stat("all", x, {"axis": axis, "keepdims": keepdims})
 
 
 def any(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Array:
-    return _one("any", (x,), {"axis": axis, "keepdims": keepdims})
+    return _stat("any", x, {"axis": axis, "keepdims": keepdims})
 
 
 def diff(
