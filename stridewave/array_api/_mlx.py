@@ -599,13 +599,14 @@ def _direct(backend: MLXBackend, name: str) -> Callable[..., Array | None]:
         if type(out) is not array_type:
             result: Array = wrap(out, first._device)  # (nothing scheduled)
             return result
+        dtype = carrier_dtypes.get(out.dtype)
+        if dtype is not None and out.ndim == 1 and out.size:
+            # The storage form itself (1-D, a carrier dtype): launched, then adopted.
+            schedule(out)
+            _record(carrier, other, out)
+            return _adopt_scheduled(out, dtype, out.shape, first._device, carrier)
         if out.size:
-            if out.ndim == 1 and out.dtype in carrier_dtypes:
-                schedule(out)
-                backend._launched = (out, out, out)
-                _record(carrier, other, out)
-            else:
-                _record(carrier, other, backend.launch(out, mx_device))
+            _record(carrier, other, backend.launch(out, mx_device))
         return backend.adopt(out, first._device, mx_device, carrier._device_name)
 
     if name not in _REDUCTIONS:
@@ -633,12 +634,12 @@ def _direct(backend: MLXBackend, name: str) -> Callable[..., Array | None]:
         mx_device = carrier._device
         with stream(mx_device):
             out = impl(array, axis=None, keepdims=True, **kwargs)
-        if out.dtype in carrier_dtypes:
+        dtype = carrier_dtypes.get(out.dtype)
+        if dtype is not None:
             schedule(out)
-            backend._launched = (out, out, out)
             _record(carrier, None, out)
-        else:
-            _record(carrier, None, backend.launch(out, mx_device))
+            return _adopt_scheduled(out, dtype, (), x._device, carrier)
+        _record(carrier, None, backend.launch(out, mx_device))
         return backend.adopt(out, x._device, mx_device, carrier._device_name, shape=())
 
     reduction.__name__ = name
@@ -647,6 +648,20 @@ def _direct(backend: MLXBackend, name: str) -> Callable[..., Array | None]:
 
 def _declined(*values: Any, **kwargs: Any) -> None:
     return None
+
+
+def _adopt_scheduled(
+    flat: Any, dtype: DType, shape: tuple[int, ...], device: Device, operand: Any
+) -> Array:
+    """:meth:`MLXBackend.adopt` of a result launched in its storage form by a direct call.
+
+    ``flat`` is 1-D, in ``dtype``, scheduled on the MLX device of ``operand`` (the
+    first Metal operand's carrier); ``shape`` is the result's (``()`` for a 0-d
+    reduction kept in its (1,) form).
+    """
+    carrier = Metal.__new__(Metal)
+    carrier._adopt(flat, operand._device, operand._device_name, dtype, mutable=True, evaluate=False)
+    return _make(carrier, contiguous_layout(shape), 0, device)
 
 
 def _record(carrier: Any, other: Any, scheduled: Any) -> None:
