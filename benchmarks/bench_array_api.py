@@ -1,10 +1,11 @@
 """Array API benchmark: ``stridewave.array_api`` against NumPy and raw MLX, in one run.
 
 Run ``python benchmarks/bench_array_api.py [--device cpu|metal] [--rounds R] [--n N]
-[--matrix M]`` (or ``nox -s bench``). Both sides run in the same process, timed
-(``time.perf_counter``) round by round, interleaved: each round times one call of
-each side (200 calls for the 1-element case), the side that goes first alternates,
-and a case gets up to ``R`` rounds (default 300; about 4 s per side, at least 5).
+[--matrix M] [--processes P] [--wait synchronize|eval]`` (or ``nox -s bench``). Both
+sides run in the same process, timed (``time.perf_counter``) round by round,
+interleaved: each round times one call of each side (200 calls for the 1-element
+case), the side that goes first alternates, and a case gets up to ``R`` rounds
+(default 300 on cpu, 1000 per process on metal; about 4 s per side, at least 5).
 The table shows each side's best round and the ratio of the bests; the medians of
 the rounds and their ratio follow it. The median ratio is the figure held to the
 targets: a drift of the machine (a GPU's clock between bursts, a neighbour on a
@@ -21,15 +22,31 @@ shared CPU) reaches both sides alike there, where one lucky round decides a best
 ``--device metal``: the same cases on Metal carriers against raw ``mlx.core`` on
 the same MLX device (``STRIDEWAVE_METAL_DEVICE``: MLX's CPU device with ``cpu``,
 target <= 1.2x; the GPU, target <= 1.1x, after half a second of warm-up that
-raises its clock). Both sides wait for their result inside the timed call: raw MLX
-in ``mx.eval``, stridewave (whose results are scheduled with ``mx.async_eval``) in
-an ``mx.eval`` of the result carrier's array.
+raises its clock), in 5 fresh processes of up to 1000 rounds each by default
+(``--processes``: a GPU run's sides can sit 10% apart for all its rounds, one way
+in one process and the other way in the next; each case's figure is then the
+median of the per-process ratios). Both sides launch their result
+with ``mx.async_eval`` (stridewave does it inside the call) and wait for it inside
+the timed call the same way: ``--wait synchronize`` (default) with
+``mx.synchronize`` of the device's stream, ``--wait eval`` with ``mx.eval`` of the
+result (the carrier's MLX array on stridewave's side).
+
+Why ``synchronize``: on MLX's CUDA backend ``mx.eval`` waits on an atomic with
+libcu++'s backoff, which sleeps longer the longer it has waited, so the time of a
+call of 50-150 us depends on *when* its wait starts. Raw MLX that spins 25 us of
+Python between the launch and ``mx.eval`` finishes sooner than raw MLX that
+waits at once (3-39% by case); with ``mx.synchronize`` the same 25 us change nothing
+(``benchmarks/gpu/probe_settle.py``, ``benchmarks/gpu/results/run10/``). Under
+``eval`` the ratio measured the wait's phase as much as the work.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -116,7 +133,9 @@ def _cpu_rows(n: int, m: int, rounds: int) -> list[tuple[str, float, str, float,
     return rows
 
 
-def _metal_rows(n: int, m: int, rounds: int) -> list[tuple[str, float, str, float, float, str]]:
+def _metal_rows(
+    n: int, m: int, rounds: int, wait: str
+) -> list[tuple[str, float, str, float, float, str]]:
     from stridewave.carriers._metal import _import_mlx, _select_device
 
     mx = _import_mlx()
@@ -138,22 +157,34 @@ def _metal_rows(n: int, m: int, rounds: int) -> list[tuple[str, float, str, floa
     mx.eval(a_mx, b_mx, p_mx, q_mx, one_mx)
     one = xp.ones(1, device=metal)
 
+    stream = mx.default_stream(device)  # where both sides run (mx.stream(device))
+    if wait == "synchronize":
+
+        def done(out):  # type: ignore[no-untyped-def]
+            mx.synchronize(stream)
+
+    else:
+
+        def done(out):  # type: ignore[no-untyped-def]
+            mx.eval(out)
+
     def raw(fn):  # type: ignore[no-untyped-def]
         def run():  # type: ignore[no-untyped-def]
             with mx.stream(device):
                 out = fn()
-            mx.eval(out)
+            mx.async_eval(out)  # (launched as a stridewave result is launched)
+            done(out)
             return out
 
         return run
 
     def settled(fn):  # type: ignore[no-untyped-def]
         # A result's evaluation is scheduled, not awaited (docs/array-api.md, "Lazy
-        # results"): wait for it here, as raw MLX code waits in mx.eval, so both sides
+        # results"): wait for it here, as the raw side waits for its own, so both sides
         # time the computation done. (The carrier's MLX array: a benchmark's liberty.)
         def run():  # type: ignore[no-untyped-def]
             out = fn()
-            mx.eval(out._carrier._mx_array)
+            done(out._carrier._mx_array)
             return out
 
         return run
@@ -194,24 +225,88 @@ def main(argv: list[str] | None = None) -> list[tuple[str, float, str, float, fl
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", choices=("cpu", "metal"), default="cpu")
     parser.add_argument(
-        "--rounds", type=int, default=300, help="interleaved rounds per case (at most)"
+        "--rounds",
+        type=int,
+        default=None,
+        help="interleaved rounds per case, at most (default 300 on cpu, 2000 on metal)",
     )
+    parser.add_argument(
+        "--wait",
+        choices=("synchronize", "eval"),
+        default="synchronize",
+        help="metal: how both sides wait for their result (default synchronize)",
+    )
+    parser.add_argument(
+        "--processes",
+        type=int,
+        default=None,
+        help="measure in N fresh processes, one after another (default 1 on cpu, 5 on "
+        "metal); the figure held to a target is the median of their ratios",
+    )
+    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--n", type=int, default=10**7, help="float32 elements (1-D cases)")
     parser.add_argument("--matrix", type=int, default=2000, help="matmul edge")
     args = parser.parse_args(argv)
+    if args.processes is None:
+        args.processes = 5 if args.device == "metal" else 1
+    if args.rounds is None:
+        args.rounds = 1000 if args.device == "metal" else 300
+    if args.processes > 1:
+        return _in_processes(args)
     if args.device == "metal":
-        rows = _metal_rows(args.n, args.matrix, args.rounds)
+        rows = _metal_rows(args.n, args.matrix, args.rounds, args.wait)
         reference = "raw MLX"
     else:
         rows = _cpu_rows(args.n, args.matrix, args.rounds)
         reference = "NumPy"
-    print(f"stridewave.array_api on {args.device}, reference: {reference}")
+    if args.json:
+        found = zip(rows, _MEDIANS, strict=True)
+        print(json.dumps([[row[0], *medians, row[5]] for row, medians in found]))
+        return rows
+    waits = f", both sides waiting with mx.{args.wait}" if args.device == "metal" else ""
+    print(f"stridewave.array_api on {args.device}, reference: {reference}{waits}")
     print_ratio_table(
         rows, case_width=18, ref_width=16, reference="MLX" if args.device == "metal" else "NumPy"
     )
     print(f"medians of up to {args.rounds} interleaved rounds per side (us), and their ratio:")
     for (name, *_rest), (ours, ref) in zip(rows, _MEDIANS, strict=True):
         print(f"  {name:<18} {ours * 1e6:10.2f} / {ref * 1e6:10.2f} = {ours / ref:5.2f}")
+    return rows
+
+
+def _in_processes(args: argparse.Namespace) -> list[tuple[str, float, str, float, float, str]]:
+    """Run the measurement in ``args.processes`` fresh processes; print and return medians.
+
+    Each process allocates its arrays and results afresh, at other addresses: on the
+    GPU a run's two sides can sit 10% apart for all its rounds one way in one process
+    and the other way in the next (``benchmarks/gpu/results/run10/``). pyperf spawns
+    worker processes for the same reason (memory layout). Each case's figure is the
+    median of the per-process ratios of medians.
+    """
+    command = [sys.executable, __file__, "--device", args.device, "--wait", args.wait]
+    command += ["--rounds", str(args.rounds), "--n", str(args.n), "--matrix", str(args.matrix)]
+    runs = []
+    for _ in range(args.processes):
+        done = subprocess.run(
+            [*command, "--processes", "1", "--json"], capture_output=True, text=True, check=True
+        )
+        runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    reference = "raw MLX" if args.device == "metal" else "NumPy"
+    waits = f", both sides waiting with mx.{args.wait}" if args.device == "metal" else ""
+    print(f"stridewave.array_api on {args.device}, reference: {reference}{waits}")
+    print(
+        f"{args.processes} processes, up to {args.rounds} interleaved rounds per side each; "
+        "per process the ratio of the medians, then their median (held to the target):"
+    )
+    rows = []
+    for index, (name, *_rest, goal) in enumerate(runs[0]):
+        ours = [run[index][1] for run in runs]
+        ref = [run[index][2] for run in runs]
+        ratios = sorted(o / r for o, r in zip(ours, ref, strict=True))
+        middle = ratios[len(ratios) // 2]
+        shown = " ".join(f"{ratio:4.2f}" for ratio in ratios)
+        print(f"  {name:<20} {shown}  -> {middle:4.2f}  {goal}")
+        rows.append((name, float(np.median(ours)), reference, float(np.median(ref)), middle, goal))
     return rows
 
 
