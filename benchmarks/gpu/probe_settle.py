@@ -17,6 +17,7 @@ Prints the 10th, 50th and 90th percentiles (us) and the median's ratio to ``raw`
 
 from __future__ import annotations
 
+import functools
 import sys
 import time
 from collections.abc import Callable
@@ -105,7 +106,7 @@ def main(rounds: int = 2000) -> None:
             "ours sync": ours_sync,
         }
         for key, form in forms.get(label, {}).items():
-            variants[key] = lambda form=form: raw_sync(form)
+            variants[key] = functools.partial(raw_sync, form)
         times: dict[str, list[float]] = {key: [] for key in variants}
         order = list(variants)
         end = time.perf_counter() + 0.5
