@@ -541,6 +541,16 @@ def common_device(values: tuple[object, ...] | list[object]) -> Device | None:
     return found
 
 
+def host_values(value: Tensor, device: Device) -> Any:
+    """Return ``value``'s values as a NumPy array, for a host export (no device read noted)."""
+    if device.kind == "Metal":
+        backend = _MetalState.backend or metal_backend()
+        if value._carrier is None:
+            device_of(value)  # raises for compound Tensors
+        return backend.to_numpy(backend.read(value, note=False))
+    return backend_for(device).to_numpy(read(value, device))
+
+
 def read(value: Tensor, device: Device) -> Any:
     """Return the backend array of ``value`` (no copy where the backend allows)."""
     if value._carrier is None:
@@ -834,7 +844,7 @@ class Array(Tensor):
         target = as_device(device)
         if target == self._device:
             return self
-        values = np.asarray(backend_for(self._device).to_numpy(read(self, self._device)))
+        values = np.asarray(host_values(self, self._device))
         moved: Array = wrap(backend_for(target).asarray(values, self.dtype), target)
         return moved
 
@@ -933,7 +943,7 @@ class Array(Tensor):
             pass
         if self.ndim != 0 and self.size != 1:
             raise TypeError(f"{what} needs a 0-d array (one element); got shape {self.shape}.")
-        return backend_for(self._device).to_numpy(read(self, self._device)).reshape(()).item()
+        return host_values(self, self._device).reshape(()).item()
 
     def __bool__(self) -> bool:
         """Return the single element as a Python bool."""
@@ -1017,9 +1027,7 @@ class Array(Tensor):
 
     def __repr__(self) -> str:
         try:
-            values = np.array2string(
-                backend_for(self._device).to_numpy(read(self, self._device)), separator=", "
-            )
+            values = np.array2string(host_values(self, self._device), separator=", ")
         except (RuntimeError, IndexError):
             values = "<released>"
         return f"Array({values}, dtype={_messages.dtype_text(self.dtype)}, device={self._device!r})"
@@ -1084,7 +1092,7 @@ class Array(Tensor):
             Shape ``self.shape``; a read-only view for host carriers.
         """
         if self._device.kind == "Metal":
-            out = np.array(metal_backend().to_numpy(read(self, self._device)), dtype=dtype)
+            out = np.array(host_values(self, self._device), dtype=dtype)
             if copy is False:
                 raise ValueError("a Metal array has no NumPy view; drop copy=False.")
             return out

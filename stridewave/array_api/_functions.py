@@ -1171,11 +1171,17 @@ def _stat(name: str, x: Any, kwargs: dict[str, Any]) -> Array:
 def _sum_dtype(x: Any, dtype: object) -> Any:
     """Return the accumulator dtype of ``sum``/``prod`` (None: MLX's own, the standard's).
 
-    MLX sums float32 in float32 and int32 and bool in int32, the standard's defaults,
-    so a Metal array without ``dtype`` passes None (no dtype test in the graph's
-    Python); the other devices get the dtype :func:`_acc_dtype` picks.
+    MLX sums float32 in float32 and int32 in int32, the standard's defaults, so a
+    Metal array of those without ``dtype`` passes None (no dtype test in the graph's
+    Python). Bool keeps its int32 (MLX answers bool where nothing is combined:
+    ``axis=()``, a 0-d array); the other devices get the dtype :func:`_acc_dtype` picks.
     """
-    if dtype is None and type(x) is Array and x._device.kind == "Metal":
+    if (
+        dtype is None
+        and type(x) is Array
+        and x._device.kind == "Metal"
+        and x._dtype is not DType.Bool
+    ):
         return None
     return _acc_dtype(x, dtype)
 

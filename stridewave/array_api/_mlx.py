@@ -62,8 +62,12 @@ def _mlx_device() -> tuple[Any, str]:
     return _Device.device, _Device.name
 
 
-def _storage(carrier: Any) -> Any:
-    """Return the live 1-D MLX array of a Metal carrier (an Evictable: of its primary)."""
+def _storage(carrier: Any, note: bool = True) -> Any:
+    """Return the live 1-D MLX array of a Metal carrier (an Evictable: of its primary).
+
+    ``note``: note the read for the operation being prepared (``read()``; False for a
+    host export, which launches nothing).
+    """
     if type(carrier) is not Metal:  # (the common case skips two ABC instance checks)
         if isinstance(carrier, Evictable):
             if carrier.is_evicted():
@@ -71,7 +75,8 @@ def _storage(carrier: Any) -> Any:
             carrier = carrier.primary
         if not isinstance(carrier, Metal):
             raise TypeError(f"{carrier!r} is not a Metal carrier.")
-        _note_read(carrier)  # (read() notes a plain Metal itself)
+        if note:
+            _note_read(carrier)  # (read() notes a plain Metal itself)
     array = carrier._mx_array
     if array is None:
         raise RuntimeError(
@@ -156,16 +161,21 @@ class MLXBackend:
 
     # -- reading and adopting ------------------------------------------------------------
 
-    def read(self, tensor: Tensor) -> Any:
-        """Return the Tensor's logical values as an MLX array (no host copy)."""
+    def read(self, tensor: Tensor, note: bool = True) -> Any:
+        """Return the Tensor's logical values as an MLX array (no host copy).
+
+        ``note=False`` for a host export (``numpy.asarray``, ``to_device``, ``float``):
+        it launches nothing, so the read is not noted for the next launch to record.
+        """
         carrier = tensor._carrier
         if type(carrier) is Metal:
             storage = carrier._mx_array
-            _note_read(carrier)  # (the launch records the scheduled array: _note_reads)
+            if note:
+                _note_read(carrier)  # (the launch records the scheduled array: _note_reads)
             if storage is None:
                 storage = _storage(carrier)  # released: raises
         else:
-            storage = _storage(carrier)  # an Evictable, another kind, or released
+            storage = _storage(carrier, note)  # an Evictable, another kind, or released
         return self._logical(tensor, storage)
 
     def _logical(self, tensor: Tensor, storage: Any) -> Any:
@@ -196,8 +206,10 @@ class MLXBackend:
             if step == 1:
                 return storage[offset : offset + count]
             if count and step:
-                # One strided run (MLX's as_strided takes less Python than a slice)
-                return self.mx.as_strided(storage, shape, strides, offset)
+                # One strided run: a slice (as_strided takes less Python, but MLX takes
+                # it of row-contiguous arrays only, and a carrier's storage need not be)
+                stop = offset + step * (count - 1) + (1 if step > 0 else -1)
+                return storage[offset : stop if stop >= 0 else None : step]
         elif strides == contiguous_layout(shape).strides:
             if offset == 0 and count == size:
                 return storage.reshape(shape)
@@ -490,9 +502,12 @@ def _build(
         import array_api_compat.numpy as cnp
 
         namespace: Any = cnp if sub is None else getattr(cnp, sub)
-        result = getattr(namespace, name)(
-            *_to_host(backend, list(args)), **_to_host(backend, kwargs)
-        )
+        try:
+            result = getattr(namespace, name)(
+                *_to_host(backend, list(args)), **_to_host(backend, kwargs)
+            )
+        finally:
+            _OPERATION.reads.clear()  # (computed from host copies: no device read)
         return _to_device(backend, result)
 
     host.__name__ = name
@@ -524,6 +539,9 @@ def _build(
                 out = impl(*args, **kwargs)
         except _NeedsHost:
             return host(*args, **kwargs)
+        except BaseException:
+            _OPERATION.reads.clear()  # (failed: nothing launched reads them)
+            raise
         if type(out) is array_type and out.size:
             # Launch now, before the Python that adopts the result: that Python then
             # runs while the device computes (MLXBackend.launch; a 1-D result in a
@@ -534,6 +552,8 @@ def _build(
                 backend._launched = (out, out, out)
             else:
                 launch(out)
+        else:
+            _OPERATION.reads.clear()  # (nothing scheduled reads them)
         return out
 
     return on_device
@@ -757,7 +777,10 @@ def _sum_like(name: str) -> Callable[[Any], Callable[..., Any]]:
         def func(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
             if dtype is not None and x.dtype != dtype:
                 x = x.astype(dtype)  # (an astype to the same dtype would copy)
-            return reduce(x, axis=axis, keepdims=keepdims)
+            out = reduce(x, axis=axis, keepdims=keepdims)
+            if dtype is not None and out.dtype != dtype:
+                out = out.astype(dtype)  # (MLX sums bool in int32; dtype=bool asks bool)
+            return _fresh(mx, out, x)
 
         return func
 
@@ -766,12 +789,34 @@ def _sum_like(name: str) -> Callable[[Any], Callable[..., Any]]:
 
 def _reduce(name: str) -> Callable[[Any], Callable[..., Any]]:
     def make(mx: Any) -> Callable[..., Any]:
+        reduce = getattr(mx, name)
+
         def func(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
-            return getattr(mx, name)(x, axis=axis, keepdims=keepdims)
+            return _fresh(mx, reduce(x, axis=axis, keepdims=keepdims), x)
 
         return func
 
     return make
+
+
+def _fresh(mx: Any, out: Any, x: Any) -> Any:
+    """Return ``out``, a reduction of ``x``, as a new array when it may be ``x`` itself.
+
+    MLX answers a reduction that combines nothing (``axis=()``, a 0-d or one-element
+    operand, an axis of length 1) with its operand or a view of it; adopted as the
+    result's storage, that buffer would be shared by two carriers (a write to one
+    changing the other, versions unmoved).
+    """
+    return mx.array(out) if out.size == x.size else out
+
+
+def _abs(mx: Any) -> Callable[..., Any]:
+    def func(x: Any) -> Any:
+        if x.dtype == mx.bool_:
+            return mx.array(x)  # (MLX's abs of bool is its operand itself: a copy)
+        return mx.abs(x)
+
+    return func
 
 
 def _moment(name: str) -> Callable[[Any], Callable[..., Any]]:
@@ -819,7 +864,8 @@ def _mean(mx: Any) -> Callable[..., Any]:
 def _sign(mx: Any) -> Callable[..., Any]:
     def func(x: Any) -> Any:
         if x.dtype != mx.float32:
-            return mx.sign(x)
+            # (MLX's sign of bool is its operand itself: a copy)
+            return mx.array(x) if x.dtype == mx.bool_ else mx.sign(x)
         return mx.where(mx.isnan(x), x, mx.sign(x))  # (MLX's sign(NaN) is 0)
 
     return func
@@ -1252,7 +1298,7 @@ def _shift(name: str) -> Callable[[Any], Callable[..., Any]]:
 
 _MAIN: Final[dict[str, Any]] = {
     # elementwise
-    "abs": "abs",
+    "abs": _abs,
     "acos": "arccos",
     "acosh": "arccosh",
     "asin": "arcsin",

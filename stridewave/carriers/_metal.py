@@ -362,9 +362,10 @@ class Metal(_ArrayCarrier):
         latest one finishes after the others. MLX writes (scatter) need no wait: they
         build a new buffer (:meth:`_updated`).
         """
-        self._pending[thread] = scheduled
-        if self._viewed:
-            self._pause_view()
+        with self._locked():  # (against _take_view forgetting what it waited for)
+            self._pending[thread] = scheduled
+            if self._viewed:
+                self._pause_view()
 
     def _pause_view(self) -> None:
         """Drop the host view under the lock; the next host access takes it again."""
@@ -396,9 +397,10 @@ class Metal(_ArrayCarrier):
         if pending:
             waited = list(pending.items())
             mx.eval(*(scheduled for _thread, scheduled in waited))  # (raises: forgets none)
-            for thread, scheduled in waited:
-                if pending.get(thread) is scheduled:
-                    pending.pop(thread, None)
+            with self._locked():  # (a record replaced meanwhile is kept: a new read)
+                for thread, scheduled in waited:
+                    if pending.get(thread) is scheduled:
+                        del pending[thread]
         mx.eval(array)
         view = _host_view(array, storage_numpy_dtype(self._dtype))
         if view is None:
