@@ -96,6 +96,33 @@ class _Operation(threading.local):
 
     def __init__(self) -> None:
         self.reads: list[weakref.ref[Metal]] = []
+        #: the carriers this thread recorded reads on (None on the main thread)
+        self.records = (
+            None
+            if threading.current_thread() is threading.main_thread()
+            else _ThreadRecords(threading.get_ident())
+        )
+
+
+class _ThreadRecords:
+    """The Metal carriers a thread other than the main one recorded device reads on.
+
+    A record holds its result's buffer until the carrier's next host access or the
+    thread's next read of it; a thread that has ended makes no next read. This object
+    lives in the thread's :class:`_Operation` and is dropped when the thread ends:
+    it then waits for the thread's last record on each carrier and forgets it
+    (``Metal._forget_reads_of``), so an ended thread keeps no result alive.
+    """
+
+    __slots__ = ("carriers", "thread")
+
+    def __init__(self, thread: int) -> None:
+        self.thread = thread
+        self.carriers: weakref.WeakSet[Metal] = weakref.WeakSet()
+
+    def __del__(self) -> None:
+        for carrier in list(self.carriers):
+            carrier._forget_reads_of(self.thread)
 
 
 _OPERATION = _Operation()
@@ -123,13 +150,17 @@ def _note_reads(scheduled: Any) -> None:
     after the call then waits for ``scheduled`` (``Metal._take_view``); one racing
     the call itself is unordered with it, as between any two threads.
     """
-    reads = _OPERATION.reads
+    operation = _OPERATION
+    reads = operation.reads
     if reads:
         thread = get_ident()
+        records = operation.records
         for ref in reads:
             carrier = ref()
             if carrier is not None:
                 carrier._note_device_read(thread, scheduled)
+                if records is not None:
+                    records.carriers.add(carrier)
         reads.clear()
 
 
@@ -690,6 +721,11 @@ def _record(carrier: Any, other: Any, scheduled: Any) -> None:
     carrier._note_device_read(thread, scheduled)
     if other is not None and other is not carrier:
         other._note_device_read(thread, scheduled)
+    records = _OPERATION.records
+    if records is not None:  # (a thread other than the main one: see _ThreadRecords)
+        records.carriers.add(carrier)
+        if other is not None:
+            records.carriers.add(other)
 
 
 get_ident: Final = threading.get_ident

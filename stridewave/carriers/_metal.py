@@ -367,6 +367,22 @@ class Metal(_ArrayCarrier):
             if self._viewed:
                 self._pause_view()
 
+    def _forget_reads_of(self, thread: int) -> None:
+        """Wait for ``thread``'s recorded device read, then forget it (the thread ended).
+
+        A failed wait forgets nothing (the next host access waits again).
+        """
+        scheduled = self._pending.get(thread)
+        if scheduled is None:
+            return
+        try:
+            _import_mlx().eval(scheduled)
+        except RuntimeError:  # (MLX failed: keep the record, raise nothing at thread end)
+            return
+        with self._locked():
+            if self._pending.get(thread) is scheduled:
+                del self._pending[thread]
+
     def _pause_view(self) -> None:
         """Drop the host view under the lock; the next host access takes it again."""
         with self._locked():

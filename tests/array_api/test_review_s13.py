@@ -2,8 +2,7 @@
 
 Written against main at e58f930 (post-launch read records, the unrolled direct calls,
 the 0-d reductions computed with ``keepdims``, ``sum``/``prod`` leaving MLX its own
-accumulator). Every test here failed there; all pass since the session's fixes but
-one, the records of exited threads (a strict xfail: a documented limit). The
+accumulator). Every test here failed there; all pass since the session's fixes. The
 thread scenarios run in a subprocess with a private ``TMPDIR`` and MLX's CPU device
 (``STRIDEWAVE_METAL_DEVICE=cpu``); their interleavings are forced with Events.
 """
@@ -331,12 +330,6 @@ print("retained_mb", round((active() - before) / 1e6))
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known limit (docs/threads-and-processes.md): a record is dropped by the "
-    "carrier's next host access or its thread's next read; an exited thread's last "
-    "record may still guard a running operation, so dropping it needs a wait first",
-)
 def test_exited_threads_do_not_keep_their_results_alive(tmp_path: Path) -> None:
     line = _last_line(THREAD_RECORDS, tmp_path=tmp_path)
     retained = int(line.split()[-1])

@@ -83,6 +83,19 @@ SCENARIOS = {
     x.carrier.set_value(n - 1, 1000.0)
     stale += y.carrier.get_value(n - 1) != 2.0
 """,
+    # the operation's thread ends before the write (joined): an ended thread's records
+    # are forgotten (no result kept alive), but only after waiting for them
+    "write_after_the_operations_thread_ended": """
+    box = {}
+    def compute():
+        xp.matmul(big, big)  # keeps the worker's stream busy
+        box["y"] = xp.multiply(x, 2.0)
+    worker = threading.Thread(target=compute)
+    worker.start()
+    worker.join()
+    x.carrier.set_value(n - 1, 1000.0)
+    stale += box["y"].carrier.get_value(n - 1) != 2.0
+""",
     # the host view is taken while an operation on another thread records its read:
     # the view is set after the operation looked at it (and so did not drop it), then
     # a write ordered after the operation goes through that view (found by the
