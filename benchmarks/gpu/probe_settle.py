@@ -72,24 +72,23 @@ def main(rounds: int = 2000) -> None:
                 out = op()
             mx.eval(out)
 
-        def raw_async(op: Callable[[], Any] = op, pause: float = 0.0) -> None:
+        def raw_async(op: Callable[[], Any] = op, pause: float = 0.0, sync: bool = False) -> None:
+            # launched, ``pause`` seconds of Python, then waited for: mx.eval of the
+            # result, or mx.synchronize of the stream (``sync``)
             with mx.stream(device):
                 out = op()
             mx.async_eval(out)
             if pause:
                 _spin(pause)
-            mx.eval(out)
+            if sync:
+                mx.synchronize(stream)
+            else:
+                mx.eval(out)
 
         def settled(ours: Callable[[], Any] = ours) -> None:
             mx.eval(ours()._carrier._mx_array)
 
-        def raw_sync(op: Callable[[], Any] = op, pause: float = 0.0) -> None:
-            with mx.stream(device):
-                out = op()
-            mx.async_eval(out)
-            if pause:
-                _spin(pause)
-            mx.synchronize(stream)
+        raw_sync = functools.partial(raw_async, sync=True)
 
         def ours_sync(ours: Callable[[], Any] = ours) -> None:
             ours()
@@ -102,11 +101,11 @@ def main(rounds: int = 2000) -> None:
             "raw async + 25us": lambda: raw_async(pause=25e-6),
             "ours": settled,
             "raw sync": raw_sync,
-            "raw sync + 25us": lambda: raw_sync(pause=25e-6),
+            "raw sync + 25us": functools.partial(raw_sync, pause=25e-6),
             "ours sync": ours_sync,
         }
         for key, form in forms.get(label, {}).items():
-            variants[key] = functools.partial(raw_sync, form)
+            variants[key] = functools.partial(raw_async, form, sync=True)
         times: dict[str, list[float]] = {key: [] for key in variants}
         order = list(variants)
         end = time.perf_counter() + 0.5

@@ -416,18 +416,12 @@ def _one_slice(x: Array, key: slice) -> Array | None:
     picked = range(layout._shape[0])[key]  # (slice.indices' bounds, and the length)
     length = len(picked)
     (stride,) = layout._strides
+    offset = x._offset + picked.start * stride if length else 0
     stride *= picked.step
-    out = object.__new__(Array)
-    out._carrier = x._carrier
-    out._layout = (
+    view_layout = (
         contiguous_layout((length,)) if stride == 1 else strided_layout((length,), (stride,))
     )
-    out._offset = x._offset + picked.start * layout._strides[0] if length else 0
-    out._dtype = x._dtype  # (the same carrier)
-    out._subtensors = ()
-    out._device = x._device
-    out._host = None
-    return out
+    return _make(x._carrier, view_layout, offset, x._device)  # type: ignore[arg-type]
 
 
 def adopt_host(result: Any, device: Device, sources: tuple[Tensor, ...] = ()) -> Array:

@@ -160,11 +160,10 @@ def _backend_key(key: tuple[Any, ...], device: _array.Device) -> tuple[Any, ...]
 
 
 def getitem(x: Array, key: object) -> Array:
-    """Return ``x[key]``: a view for basic keys, a fresh array otherwise."""
-    if type(key) is slice:
-        quick = _array._one_slice(x, key)
-        if quick is not None:
-            return quick
+    """Return ``x[key]``: a view for basic keys, a fresh array otherwise.
+
+    ``Array.__getitem__`` answers a 1-D slice itself (``_array._one_slice``) first.
+    """
     key_t = _key_tuple(key)
     layout = x.layout
     geometry = basic_geometry(layout.shape, layout.strides, x._offset, key_t)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import importlib.util
 import os
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from hypothesis import strategies as st
 import stridewave.array_api as xp
 from stridewave.array_api import _array, _indexing
 from stridewave.array_api._array import metal_backend
+from tests.metal_scripts import run_script
 
 HAVE_MLX = importlib.util.find_spec("mlx") is not None
 needs_mlx = pytest.mark.skipif(
@@ -181,19 +181,7 @@ def test_metal_direct_calls_give_numpy_values_and_decline_what_they_do_not_take(
 
 def _run_metal_script(script: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     """Run ``script`` in a fresh interpreter with a time limit (a hang or a crash fails)."""
-    env = {
-        **os.environ,
-        "STRIDEWAVE_METAL_DEVICE": os.environ.get("STRIDEWAVE_METAL_DEVICE", "cpu"),
-        "TMPDIR": str(tmp_path),
-    }
-    return subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        env=env,
-    )
+    return run_script(script, tmp_path=tmp_path, metal_device=None, timeout=120)
 
 
 THREADED_RESULTS = """

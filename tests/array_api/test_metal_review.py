@@ -10,10 +10,6 @@ writes build and evaluate new storage before publishing it).
 
 from __future__ import annotations
 
-import importlib.util
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -22,18 +18,13 @@ import numpy as np
 import pytest
 
 import stridewave.array_api as xp
+from tests.metal_scripts import host as _host
+from tests.metal_scripts import requires_mlx, run_script
 
-HAVE_MLX = importlib.util.find_spec("mlx") is not None
-pytestmark = pytest.mark.skipif(
-    not HAVE_MLX, reason='mlx is not importable: install "stridewave[mlx]"'
-)
+pytestmark = requires_mlx
 
 METAL = xp.Device("Metal")
 CPU = xp.Device("CPU")
-
-
-def _host(a: xp.Array) -> np.ndarray:
-    return np.asarray(a.to_device(CPU))
 
 
 # -- lazy results: a carrier scalar write lands in a scheduled result's operand ------------
@@ -226,19 +217,7 @@ def test_one_slice_writer_and_readers_on_other_threads_do_not_crash(
     # the readers got "RuntimeError: There is no Stream(cpu, N) in current thread" (in
     # mx.async_eval, MLXBackend.launch), and when they carried on, the process at times
     # died of SIGSEGV (1 run in 3 of this script).
-    env = {
-        **os.environ,
-        "STRIDEWAVE_METAL_DEVICE": os.environ.get("STRIDEWAVE_METAL_DEVICE", "cpu"),
-        "TMPDIR": str(tmp_path),
-    }
-    done = subprocess.run(
-        [sys.executable, "-c", _SLICE_WRITER_AND_READERS],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=240,
-        check=False,
-    )
+    done = run_script(_SLICE_WRITER_AND_READERS, tmp_path=tmp_path, metal_device=None, timeout=240)
     assert done.returncode == 0, f"exit {done.returncode}: {done.stderr[-400:]}"
     assert "finished 0 []" in done.stdout, done.stdout
 

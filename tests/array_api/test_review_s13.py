@@ -9,10 +9,6 @@ thread scenarios run in a subprocess with a private ``TMPDIR`` and MLX's CPU dev
 
 from __future__ import annotations
 
-import importlib.util
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,35 +16,14 @@ import numpy as np
 import pytest
 
 import stridewave.array_api as xp
+from tests.metal_scripts import host as _host
+from tests.metal_scripts import last_line as _last_line
+from tests.metal_scripts import requires_mlx
 
-HAVE_MLX = importlib.util.find_spec("mlx") is not None
-pytestmark = pytest.mark.skipif(
-    not HAVE_MLX, reason='mlx is not importable: install "stridewave[mlx]"'
-)
+pytestmark = requires_mlx
 
 METAL = xp.Device("Metal")
 CPU = xp.Device("CPU")
-
-
-def _host(a: xp.Array) -> np.ndarray:
-    return np.asarray(a.to_device(CPU))
-
-
-def _last_line(script: str, *args: str, tmp_path: Path, speedups: bool = True) -> str:
-    """Run ``script`` in a fresh interpreter (private TMPDIR, MLX's CPU device); its last line."""
-    env = dict(os.environ, TMPDIR=str(tmp_path), STRIDEWAVE_METAL_DEVICE="cpu")
-    if not speedups:
-        env["STRIDEWAVE_NO_SPEEDUPS"] = "1"
-    done = subprocess.run(
-        [sys.executable, "-c", script, *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        env=env,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return done.stdout.strip().splitlines()[-1]
 
 
 # -- sum/prod of bool with MLX's own accumulator: no axis reduced keeps bool -------------

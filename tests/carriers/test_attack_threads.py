@@ -28,13 +28,12 @@ pending when the write lands (the window exists without it, only narrower).
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+
+from tests.metal_scripts import last_line as _last_line
 
 from .conftest import needs_mlx
 
@@ -129,23 +128,6 @@ SCENARIOS = {
     stale += box["y"].carrier.get_value(n - 1) != 2.0
 """,
 }
-
-
-def _last_line(script: str, *args: str, tmp_path: Path, speedups: bool = True) -> str:
-    """Run ``script`` in a fresh interpreter (private TMPDIR, MLX's CPU device); its last line."""
-    env = dict(os.environ, TMPDIR=str(tmp_path), STRIDEWAVE_METAL_DEVICE="cpu")
-    if not speedups:
-        env["STRIDEWAVE_NO_SPEEDUPS"] = "1"
-    done = subprocess.run(
-        [sys.executable, "-c", script, *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        env=env,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return done.stdout.strip().splitlines()[-1]
 
 
 def _run(body: str, tmp_path: Path, *, speedups: bool) -> str:
