@@ -1,0 +1,2 @@
+CLIENT = "x"
+CASES = {}
