@@ -16,6 +16,16 @@ def case(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     return fn
 
 
+def wide(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """The case ``fn`` on float64 data and int64 labels (NumPy's defaults)."""
+
+    def run(xp: Any, ctx: Any) -> Any:
+        ctx.float_dtype, ctx.int_dtype = "float64", "int64"
+        return fn(xp, ctx)
+
+    return run
+
+
 @case
 def atleast_nd(xp: Any, ctx: Any) -> Any:
     import array_api_extra as xpx
@@ -76,30 +86,30 @@ def pad_per_axis(xp: Any, ctx: Any) -> Any:
 def setdiff1d(xp: Any, ctx: Any) -> Any:
     import array_api_extra as xpx
 
-    a = ctx.asarray([5, 1, 3, 7, 3, 9], "int32")
-    return xpx.setdiff1d(a, ctx.asarray([3, 9], "int32"), xp=xp)
+    a = ctx.asarray([5, 1, 3, 7, 3, 9], ctx.int_dtype)
+    return xpx.setdiff1d(a, ctx.asarray([3, 9], ctx.int_dtype), xp=xp)
 
 
 @case
 def union1d(xp: Any, ctx: Any) -> Any:
     import array_api_extra as xpx
 
-    a = ctx.asarray([5, 1, 3], "int32")
-    return xpx.union1d(a, ctx.asarray([3, 9, 1], "int32"), xp=xp)
+    a = ctx.asarray([5, 1, 3], ctx.int_dtype)
+    return xpx.union1d(a, ctx.asarray([3, 9, 1], ctx.int_dtype), xp=xp)
 
 
 @case
 def isin(xp: Any, ctx: Any) -> Any:
     import array_api_extra as xpx
 
-    return xpx.isin(ctx.integers(6, 12), ctx.asarray([1, 4], "int32"), xp=xp)
+    return xpx.isin(ctx.integers(6, 12), ctx.asarray([1, 4], ctx.int_dtype), xp=xp)
 
 
 @case
 def sinc(xp: Any, ctx: Any) -> Any:
     import array_api_extra as xpx
 
-    return xpx.sinc(ctx.asarray([-1.5, -0.5, 0.0, 0.25, 2.0], "float32"), xp=xp)
+    return xpx.sinc(ctx.asarray([-1.5, -0.5, 0.0, 0.25, 2.0], ctx.float_dtype), xp=xp)
 
 
 @case
@@ -170,14 +180,16 @@ def broadcast_shapes(xp: Any, ctx: Any) -> Any:
 def default_dtype(xp: Any, ctx: Any) -> Any:
     import array_api_extra as xpx
 
-    return xp.ones(2, dtype=xpx.default_dtype(xp)), xp.ones(2, dtype=xpx.default_dtype(xp, "integral"))
+    return xp.ones(2, dtype=xpx.default_dtype(xp)), xp.ones(
+        2, dtype=xpx.default_dtype(xp, "integral")
+    )
 
 
 @case
 def nan_to_num(xp: Any, ctx: Any) -> Any:
     import array_api_extra as xpx
 
-    a = ctx.asarray([1.0, float("nan"), float("inf"), -float("inf")], "float32")
+    a = ctx.asarray([1.0, float("nan"), float("inf"), -float("inf")], ctx.float_dtype)
     return xpx.nan_to_num(a, nan=0.0, posinf=9.0, neginf=-9.0, xp=xp)
 
 
@@ -185,7 +197,7 @@ def nan_to_num(xp: Any, ctx: Any) -> Any:
 def nansum(xp: Any, ctx: Any) -> Any:
     import array_api_extra as xpx
 
-    a = ctx.asarray([[1.0, float("nan")], [2.0, 3.0]], "float32")
+    a = ctx.asarray([[1.0, float("nan")], [2.0, 3.0]], ctx.float_dtype)
     return xpx.nansum(a, axis=0, xp=xp)
 
 
@@ -193,7 +205,7 @@ def nansum(xp: Any, ctx: Any) -> Any:
 def nanmean(xp: Any, ctx: Any) -> Any:
     import array_api_extra as xpx
 
-    a = ctx.asarray([[1.0, float("nan")], [2.0, 3.0]], "float32")
+    a = ctx.asarray([[1.0, float("nan")], [2.0, 3.0]], ctx.float_dtype)
     return xpx.nanmean(a, axis=1, xp=xp)
 
 
@@ -201,7 +213,7 @@ def nanmean(xp: Any, ctx: Any) -> Any:
 def nanmax_nanmin(xp: Any, ctx: Any) -> Any:
     import array_api_extra as xpx
 
-    a = ctx.asarray([1.0, float("nan"), 4.0, -2.0], "float32")
+    a = ctx.asarray([1.0, float("nan"), 4.0, -2.0], ctx.float_dtype)
     return xpx.nanmax(a, xp=xp), xpx.nanmin(a, xp=xp)
 
 
@@ -209,7 +221,7 @@ def nanmax_nanmin(xp: Any, ctx: Any) -> Any:
 def one_hot(xp: Any, ctx: Any) -> Any:
     import array_api_extra as xpx
 
-    return xpx.one_hot(ctx.asarray([0, 2, 1], "int32"), 3, xp=xp)
+    return xpx.one_hot(ctx.asarray([0, 2, 1], ctx.int_dtype), 3, xp=xp)
 
 
 @case
@@ -232,8 +244,8 @@ def argpartition(xp: Any, ctx: Any) -> Any:
 def searchsorted(xp: Any, ctx: Any) -> Any:
     import array_api_extra as xpx
 
-    a = ctx.asarray([1.0, 2.0, 4.0, 8.0], "float32")
-    return xpx.searchsorted(a, ctx.asarray([3.0, 0.0, 9.0], "float32"), xp=xp)
+    a = ctx.asarray([1.0, 2.0, 4.0, 8.0], ctx.float_dtype)
+    return xpx.searchsorted(a, ctx.asarray([3.0, 0.0, 9.0], ctx.float_dtype), xp=xp)
 
 
 @case
@@ -254,7 +266,7 @@ def diag_indices(xp: Any, ctx: Any) -> Any:
 def unravel_index(xp: Any, ctx: Any) -> Any:
     import array_api_extra as xpx
 
-    return xpx.unravel_index(ctx.asarray([1, 5, 11], "int32"), (3, 4), xp=xp)
+    return xpx.unravel_index(ctx.asarray([1, 5, 11], ctx.int_dtype), (3, 4), xp=xp)
 
 
 @case
@@ -279,3 +291,7 @@ def lazy_apply(xp: Any, ctx: Any) -> Any:
 
     a = ctx.randn(6)
     return xpx.lazy_apply(lambda v: np.cumsum(v), a, shape=(6,), dtype=a.dtype, as_numpy=True)
+
+
+for _name in ("cov", "kron", "nunique", "pad", "setdiff1d", "sinc", "isclose", "at_add_mask"):
+    CASES[f"{_name}[float64]"] = wide(CASES[_name])

@@ -22,6 +22,16 @@ def case(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     return fn
 
 
+def wide(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """The case ``fn`` on float64 data and int64 labels (NumPy's defaults)."""
+
+    def run(xp: Any, ctx: Any) -> Any:
+        ctx.float_dtype, ctx.int_dtype = "float64", "int64"
+        return fn(xp, ctx)
+
+    return run
+
+
 def _threads() -> Any:
     import dask
 
@@ -34,7 +44,9 @@ def _from_namespace(ctx: Any, x: Any, chunks: Any) -> Any:
 
     if ctx.is_reference:
         return da.from_array(x, chunks=chunks)
-    return da.from_array(x, chunks=chunks, asarray=False, meta=x[tuple(slice(0, 0) for _ in x.shape)])
+    return da.from_array(
+        x, chunks=chunks, asarray=False, meta=x[tuple(slice(0, 0) for _ in x.shape)]
+    )
 
 
 @case
@@ -150,9 +162,12 @@ def distributed_namespace_expression_over_opened_npy(xp: Any, ctx: Any) -> Any:
     from distributed import Client, LocalCluster
 
     path = _npy(ctx)
-    with LocalCluster(
-        n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None
-    ) as cluster, Client(cluster) as client:
+    with (
+        LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        Client(cluster) as client,
+    ):
         if ctx.is_stridewave:
             import stridewave.dask
 
@@ -168,9 +183,12 @@ def distributed_dask_array_over_opened_npy(xp: Any, ctx: Any) -> Any:
     from distributed import Client, LocalCluster
 
     path = _npy(ctx)
-    with LocalCluster(
-        n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None
-    ) as cluster, Client(cluster):
+    with (
+        LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        Client(cluster),
+    ):
         if ctx.is_stridewave:
             import stridewave as sw
 
@@ -179,3 +197,7 @@ def distributed_dask_array_over_opened_npy(xp: Any, ctx: Any) -> Any:
         else:
             source = np.load(path, mmap_mode="r")
         return da.from_array(source, chunks=(16, 8)).std(axis=0).compute().tolist()
+
+
+for _name in ("from_array_sum_to_numpy", "reduction_through_namespace"):
+    CASES[f"{_name}[float64]"] = wide(CASES[_name])

@@ -16,6 +16,16 @@ def case(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     return fn
 
 
+def wide(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """The case ``fn`` on float64 data and int64 labels (NumPy's defaults)."""
+
+    def run(xp: Any, ctx: Any) -> Any:
+        ctx.float_dtype, ctx.int_dtype = "float64", "int64"
+        return fn(xp, ctx)
+
+    return run
+
+
 @case
 def rearrange_transpose(xp: Any, ctx: Any) -> Any:
     from einops import rearrange
@@ -144,3 +154,7 @@ def parse_shape(xp: Any, ctx: Any) -> Any:
 
     d = parse_shape(ctx.randn(2, 3, 4), "a _ c")
     return d["a"], d["c"]
+
+
+for _name in ("rearrange_merge_axes", "reduce_mean", "repeat_new_axis", "einsum_matmul"):
+    CASES[f"{_name}[float64]"] = wide(CASES[_name])

@@ -16,6 +16,16 @@ def case(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     return fn
 
 
+def wide(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """The case ``fn`` on float64 data and int64 labels (NumPy's defaults)."""
+
+    def run(xp: Any, ctx: Any) -> Any:
+        ctx.float_dtype, ctx.int_dtype = "float64", "int64"
+        return fn(xp, ctx)
+
+    return run
+
+
 # --- special: elementwise on data in each function's domain --------------------------------
 
 _SPECIAL_UNARY = {
@@ -240,14 +250,14 @@ def stats_jarque_bera(xp: Any, ctx: Any) -> Any:
 def stats_chisquare(xp: Any, ctx: Any) -> Any:
     from scipy.stats import chisquare
 
-    return _test_result(chisquare(ctx.asarray([16, 18, 16, 14, 12, 12], "float32")))
+    return _test_result(chisquare(ctx.asarray([16, 18, 16, 14, 12, 12], ctx.float_dtype)))
 
 
 @case
 def stats_power_divergence(xp: Any, ctx: Any) -> Any:
     from scipy.stats import power_divergence
 
-    f = ctx.asarray([16, 18, 16, 14, 12, 12], "float32")
+    f = ctx.asarray([16, 18, 16, 14, 12, 12], ctx.float_dtype)
     return _test_result(power_divergence(f, lambda_="log-likelihood"))
 
 
@@ -276,7 +286,7 @@ def stats_circmean(xp: Any, ctx: Any) -> Any:
 def stats_quantile(xp: Any, ctx: Any) -> Any:
     from scipy.stats import quantile
 
-    return quantile(ctx.randn(30), ctx.asarray([0.25, 0.5, 0.75], "float32"))
+    return quantile(ctx.randn(30), ctx.asarray([0.25, 0.5, 0.75], ctx.float_dtype))
 
 
 @case
@@ -328,7 +338,7 @@ def signal_oaconvolve(xp: Any, ctx: Any) -> Any:
 def signal_sosfilt(xp: Any, ctx: Any) -> Any:
     from scipy.signal import butter, sosfilt
 
-    sos = ctx.asarray(butter(4, 0.2, output="sos"), "float32")
+    sos = ctx.asarray(butter(4, 0.2, output="sos"), ctx.float_dtype)
     return sosfilt(sos, ctx.randn(50))
 
 
@@ -336,21 +346,29 @@ def signal_sosfilt(xp: Any, ctx: Any) -> Any:
 def signal_lfilter(xp: Any, ctx: Any) -> Any:
     from scipy.signal import lfilter
 
-    return lfilter(ctx.asarray([0.2, 0.3], "float32"), ctx.asarray([1.0, -0.5], "float32"), ctx.randn(30))
+    return lfilter(
+        ctx.asarray([0.2, 0.3], ctx.float_dtype),
+        ctx.asarray([1.0, -0.5], ctx.float_dtype),
+        ctx.randn(30),
+    )
 
 
 @case
 def signal_detrend(xp: Any, ctx: Any) -> Any:
     from scipy.signal import detrend
 
-    return detrend(ctx.randn(30) + ctx.asarray(range(30), "float32"))
+    return detrend(ctx.randn(30) + ctx.asarray(range(30), ctx.float_dtype))
 
 
 @case
 def signal_get_window(xp: Any, ctx: Any) -> Any:
     from scipy.signal import get_window
 
-    return get_window("hann", 16, xp=xp, device=ctx.device) if not ctx.is_reference else get_window("hann", 16)
+    return (
+        get_window("hann", 16, xp=xp, device=ctx.device)
+        if not ctx.is_reference
+        else get_window("hann", 16)
+    )
 
 
 @case
@@ -437,7 +455,7 @@ def ndimage_shift(xp: Any, ctx: Any) -> Any:
 def ndimage_label(xp: Any, ctx: Any) -> Any:
     from scipy.ndimage import label
 
-    labels, n = label(ctx.asarray([[1, 1, 0, 0], [0, 0, 0, 1], [1, 0, 1, 1]], "int32"))
+    labels, n = label(ctx.asarray([[1, 1, 0, 0], [0, 0, 0, 1], [1, 0, 1, 1]], ctx.int_dtype))
     return labels, n
 
 
@@ -452,7 +470,9 @@ def ndimage_center_of_mass(xp: Any, ctx: Any) -> Any:
 def ndimage_distance_transform_edt(xp: Any, ctx: Any) -> Any:
     from scipy.ndimage import distance_transform_edt
 
-    return distance_transform_edt(ctx.asarray([[0, 1, 1, 1], [0, 1, 1, 1], [0, 0, 1, 1]], "int32"))
+    return distance_transform_edt(
+        ctx.asarray([[0, 1, 1, 1], [0, 1, 1, 1], [0, 0, 1, 1]], ctx.int_dtype)
+    )
 
 
 # --- fft -------------------------------------------------------------------------------------
@@ -573,5 +593,22 @@ def linalg_expm(xp: Any, ctx: Any) -> Any:
 def linalg_solve(xp: Any, ctx: Any) -> Any:
     from scipy.linalg import solve
 
-    A = ctx.randn(4, 4) + ctx.asarray(4 * __import__("numpy").eye(4), "float32")
+    A = ctx.randn(4, 4) + ctx.asarray(4 * __import__("numpy").eye(4), ctx.float_dtype)
     return solve(A, ctx.randn(4))
+
+
+for _name in (
+    "special.erf",
+    "special.gammaln",
+    "special_logsumexp",
+    "stats_entropy",
+    "stats_ttest_ind",
+    "stats_pearsonr",
+    "stats_zscore",
+    "signal_convolve",
+    "signal_sosfilt",
+    "ndimage_gaussian_filter",
+    "fft_rfft",
+    "integrate_trapezoid",
+):
+    CASES[f"{_name}[float64]"] = wide(CASES[_name])

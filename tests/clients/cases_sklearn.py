@@ -16,6 +16,16 @@ def case(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     return fn
 
 
+def wide(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """The case ``fn`` on float64 data and int64 labels (NumPy's defaults)."""
+
+    def run(xp: Any, ctx: Any) -> Any:
+        ctx.float_dtype, ctx.int_dtype = "float64", "int64"
+        return fn(xp, ctx)
+
+    return run
+
+
 # --- classification metrics --------------------------------------------------------------
 
 
@@ -60,7 +70,7 @@ def _score_metric(name: str) -> None:
     def run(xp: Any, ctx: Any) -> Any:
         import sklearn.metrics
 
-        y_true = ctx.asarray([0, 1] * 15, "int32")
+        y_true = ctx.asarray([0, 1] * 15, ctx.int_dtype)
         y_score = ctx.uniform(30)
         return getattr(sklearn.metrics, name)(y_true, y_score)
 
@@ -84,8 +94,8 @@ for _name in (
 def log_loss_multiclass(xp: Any, ctx: Any) -> Any:
     from sklearn.metrics import log_loss
 
-    y = ctx.asarray([0, 1, 2, 1, 0, 2, 2, 1], "int32")
-    p = ctx.asarray([[0.7, 0.2, 0.1]] * 4 + [[0.2, 0.3, 0.5]] * 4, "float32")
+    y = ctx.asarray([0, 1, 2, 1, 0, 2, 2, 1], ctx.int_dtype)
+    p = ctx.asarray([[0.7, 0.2, 0.1]] * 4 + [[0.2, 0.3, 0.5]] * 4, ctx.float_dtype)
     return log_loss(y, p)
 
 
@@ -286,37 +296,39 @@ def PolynomialFeatures(xp: Any, ctx: Any) -> Any:
 def LabelEncoder(xp: Any, ctx: Any) -> Any:
     from sklearn.preprocessing import LabelEncoder
 
-    enc = LabelEncoder().fit(ctx.asarray([3, 1, 3, 7, 1], "int32"))
-    return enc.classes_, enc.transform(ctx.asarray([7, 3, 1], "int32"))
+    enc = LabelEncoder().fit(ctx.asarray([3, 1, 3, 7, 1], ctx.int_dtype))
+    return enc.classes_, enc.transform(ctx.asarray([7, 3, 1], ctx.int_dtype))
 
 
 @case
 def LabelEncoder_inverse_transform(xp: Any, ctx: Any) -> Any:
     from sklearn.preprocessing import LabelEncoder
 
-    enc = LabelEncoder().fit(ctx.asarray([3, 1, 3, 7, 1], "int32"))
-    return enc.inverse_transform(ctx.asarray([0, 2, 1], "int32"))
+    enc = LabelEncoder().fit(ctx.asarray([3, 1, 3, 7, 1], ctx.int_dtype))
+    return enc.inverse_transform(ctx.asarray([0, 2, 1], ctx.int_dtype))
 
 
 @case
 def LabelBinarizer(xp: Any, ctx: Any) -> Any:
     from sklearn.preprocessing import LabelBinarizer
 
-    return LabelBinarizer().fit_transform(ctx.asarray([0, 2, 1, 2, 0], "int32"))
+    return LabelBinarizer().fit_transform(ctx.asarray([0, 2, 1, 2, 0], ctx.int_dtype))
 
 
 @case
 def label_binarize(xp: Any, ctx: Any) -> Any:
     from sklearn.preprocessing import label_binarize
 
-    return label_binarize(ctx.asarray([1, 6, 4, 1], "int32"), classes=[1, 2, 4, 6])
+    return label_binarize(ctx.asarray([1, 6, 4, 1], ctx.int_dtype), classes=[1, 2, 4, 6])
 
 
 @case
 def PCA_full(xp: Any, ctx: Any) -> Any:
     from sklearn.decomposition import PCA
 
-    pca = PCA(n_components=2, svd_solver="full").fit(ctx.randn(40, 5) * ctx.asarray([5, 3, 1, 0.5, 0.1], "float32"))
+    pca = PCA(n_components=2, svd_solver="full").fit(
+        ctx.randn(40, 5) * ctx.asarray([5, 3, 1, 0.5, 0.1], ctx.float_dtype)
+    )
     return pca.transform(ctx.randn(3, 5)), pca.explained_variance_ratio_
 
 
@@ -324,7 +336,7 @@ def PCA_full(xp: Any, ctx: Any) -> Any:
 def PCA_covariance_eigh(xp: Any, ctx: Any) -> Any:
     from sklearn.decomposition import PCA
 
-    X = ctx.randn(40, 5) * ctx.asarray([5, 3, 1, 0.5, 0.1], "float32")
+    X = ctx.randn(40, 5) * ctx.asarray([5, 3, 1, 0.5, 0.1], ctx.float_dtype)
     return PCA(n_components=2, svd_solver="covariance_eigh").fit_transform(X)
 
 
@@ -332,7 +344,7 @@ def PCA_covariance_eigh(xp: Any, ctx: Any) -> Any:
 def PCA_randomized(xp: Any, ctx: Any) -> Any:
     from sklearn.decomposition import PCA
 
-    X = ctx.randn(40, 6) * ctx.asarray([9, 5, 1, 0.5, 0.1, 0.05], "float32")
+    X = ctx.randn(40, 6) * ctx.asarray([9, 5, 1, 0.5, 0.1, 0.05], ctx.float_dtype)
     pca = PCA(n_components=2, svd_solver="randomized", random_state=0).fit(X)
     return pca.explained_variance_
 
@@ -454,28 +466,30 @@ def train_test_split(xp: Any, ctx: Any) -> Any:
 def unique_labels(xp: Any, ctx: Any) -> Any:
     from sklearn.utils.multiclass import unique_labels
 
-    return unique_labels(ctx.asarray([3, 1, 2, 1], "int32"), ctx.asarray([5, 1], "int32"))
+    return unique_labels(
+        ctx.asarray([3, 1, 2, 1], ctx.int_dtype), ctx.asarray([5, 1], ctx.int_dtype)
+    )
 
 
 @case
 def type_of_target(xp: Any, ctx: Any) -> Any:
     from sklearn.utils.multiclass import type_of_target
 
-    return type_of_target(ctx.asarray([0, 2, 1, 1], "int32"))
+    return type_of_target(ctx.asarray([0, 2, 1, 1], ctx.int_dtype))
 
 
 @case
 def is_multilabel(xp: Any, ctx: Any) -> Any:
     from sklearn.utils.multiclass import is_multilabel
 
-    return is_multilabel(ctx.asarray([[0, 1], [1, 1]], "int32"))
+    return is_multilabel(ctx.asarray([[0, 1], [1, 1]], ctx.int_dtype))
 
 
 @case
 def randomized_svd(xp: Any, ctx: Any) -> Any:
     from sklearn.utils.extmath import randomized_svd
 
-    X = ctx.randn(30, 6) * ctx.asarray([9, 5, 1, 0.5, 0.1, 0.05], "float32")
+    X = ctx.randn(30, 6) * ctx.asarray([9, 5, 1, 0.5, 0.1, 0.05], ctx.float_dtype)
     _, s, _ = randomized_svd(X, n_components=2, random_state=0)
     return s
 
@@ -528,3 +542,27 @@ def CalibratedClassifierCV_temperature(xp: Any, ctx: Any) -> Any:
     X, y = ctx.classification()
     clf = CalibratedClassifierCV(LinearDiscriminantAnalysis(), method="temperature", cv=3)
     return clf.fit(X, y).predict(X[:6, ...])
+
+
+# --- the same calls on float64 data and int64 labels, as NumPy users make them ----------------
+
+for _name in (
+    "accuracy_score[multiclass]",
+    "confusion_matrix[multiclass]",
+    "f1_score[multiclass_average=macro]",
+    "r2_score",
+    "mean_squared_error",
+    "euclidean_distances",
+    "rbf_kernel",
+    "pairwise_distances_argmin",
+    "StandardScaler",
+    "MinMaxScaler",
+    "PCA_full",
+    "PCA_randomized",
+    "Ridge",
+    "LinearDiscriminantAnalysis",
+    "LabelEncoder",
+    "GaussianNB",
+    "train_test_split",
+):
+    CASES[f"{_name}[float64]"] = wide(CASES[_name])

@@ -17,6 +17,16 @@ def case(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     return fn
 
 
+def wide(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """The case ``fn`` on float64 data and int64 labels (NumPy's defaults)."""
+
+    def run(xp: Any, ctx: Any) -> Any:
+        ctx.float_dtype, ctx.int_dtype = "float64", "int64"
+        return fn(xp, ctx)
+
+    return run
+
+
 def _da(ctx: Any, *shape: int) -> Any:
     import xarray as xr
 
@@ -147,3 +157,7 @@ def values_to_numpy(xp: Any, ctx: Any) -> Any:
 @case
 def astype(xp: Any, ctx: Any) -> Any:
     return (_da(ctx, 3, 4) > 0).astype(xp.int32 if not ctx.is_reference else "int32").data
+
+
+for _name in ("mean_over_dim", "arithmetic", "where", "dot"):
+    CASES[f"{_name}[float64]"] = wide(CASES[_name])

@@ -153,6 +153,10 @@ class Context:
     tmpdir: Path
     rng: Any
     result_device: Any = None
+    #: The dtypes of the data helpers (``randn``, ``uniform``, ``integers`` ...): a
+    #: case's float64/int64 variant sets them before it builds its inputs.
+    float_dtype: str = "float32"
+    int_dtype: str = "int32"
     notes: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -173,37 +177,39 @@ class Context:
         import numpy as np
 
         values = np.asarray(data) if dtype is None else np.asarray(data, dtype=dtype)
+        if values.dtype in (np.float64, np.complex128):
+            self.notes["float64_input"] = True
         if self.target == "numpy":
             return values
         return self.xp.asarray(values, dtype=getattr(self.xp, values.dtype.name))
 
-    def randn(self, *shape: int, dtype: str = "float32") -> Any:
+    def randn(self, *shape: int) -> Any:
         """Return standard normal data of ``shape`` as an array of the namespace."""
-        return self.asarray(self.rng.standard_normal(shape), dtype)
+        return self.asarray(self.rng.standard_normal(shape), self.float_dtype)
 
     def uniform(self, *shape: int, low: float = 0.0, high: float = 1.0) -> Any:
-        """Return float32 uniform data in ``[low, high)`` as an array of the namespace."""
-        return self.asarray(self.rng.uniform(low, high, shape), "float32")
+        """Return uniform data in ``[low, high)`` as an array of the namespace."""
+        return self.asarray(self.rng.uniform(low, high, shape), self.float_dtype)
 
-    def integers(self, high: int, *shape: int, dtype: str = "int32") -> Any:
+    def integers(self, high: int, *shape: int) -> Any:
         """Return integers in ``[0, high)`` as an array of the namespace."""
-        return self.asarray(self.rng.integers(0, high, shape), dtype)
+        return self.asarray(self.rng.integers(0, high, shape), self.int_dtype)
 
     def classification(self, n: int = 60, features: int = 4, classes: int = 3) -> Any:
-        """Return ``(X, y)``: float32 blobs with ``classes`` separable-ish labels (int32)."""
+        """Return ``(X, y)``: blobs of features and ``classes`` overlapping labels."""
         import numpy as np
 
         y = np.arange(n) % classes
         X = self.rng.standard_normal((n, features)) + 2.0 * y[:, None]
-        return self.asarray(X, "float32"), self.asarray(y, "int32")
+        return self.asarray(X, self.float_dtype), self.asarray(y, self.int_dtype)
 
     def regression(self, n: int = 50, features: int = 4) -> Any:
-        """Return ``(X, y)``: float32 features and a noisy linear target."""
+        """Return ``(X, y)``: features and a noisy linear target."""
         import numpy as np
 
         X = self.rng.standard_normal((n, features))
         y = X @ np.arange(1.0, features + 1) + 0.1 * self.rng.standard_normal(n)
-        return self.asarray(X, "float32"), self.asarray(y, "float32")
+        return self.asarray(X, self.float_dtype), self.asarray(y, self.float_dtype)
 
 
 # ---------------------------------------------------------------------------------------
@@ -279,7 +285,7 @@ def compare(expected: Any, got: Any, ctx: Context) -> None:
         val_np = to_numpy(val)
         if ref_np.shape != val_np.shape:
             raise Mismatch(f"{path}: shape {val_np.shape}, NumPy's {ref_np.shape}")
-        if ref_is_array and ref_np.dtype != val_np.dtype:
+        if ref_is_array and not _same_dtype(ref_np.dtype, val_np.dtype, ctx):
             raise Mismatch(f"{path}: dtype {val_np.dtype}, NumPy's {ref_np.dtype}")
         if ref_np.dtype.kind in "fc" or val_np.dtype.kind in "fc":
             ok = np.allclose(val_np, ref_np, rtol=RTOL, atol=ATOL, equal_nan=True)
@@ -288,6 +294,21 @@ def compare(expected: Any, got: Any, ctx: Context) -> None:
         if not ok:
             diff = _describe_difference(ref_np, val_np)
             raise Mismatch(f"{path}: values differ from NumPy's ({diff})")
+
+
+def _same_dtype(ref: Any, got: Any, ctx: Context) -> bool:
+    """Whether ``got`` is NumPy's dtype ``ref`` as far as the standard pins it.
+
+    The kind (bool, signed, unsigned, real or complex floating) must match. The width
+    need not: a client's NumPy path may compute in float64 where its array API path
+    keeps float32, and a namespace's default integer may be int32. But a case whose
+    inputs hold float64 data must get float64 (or complex128) back where NumPy does:
+    narrowing them is a loss of precision, not a choice of default.
+    """
+    if ref.kind != got.kind and not {ref.kind, got.kind} <= {"i", "u"}:
+        return False
+    narrowed = ref.kind in "fc" and ref.itemsize > got.itemsize
+    return not (narrowed and ctx.notes.get("float64_input"))
 
 
 def _describe_difference(ref: Any, val: Any) -> str:
@@ -512,13 +533,17 @@ def counts(matrix: dict[str, dict[str, dict[str, tuple[str, str]]]], targets: li
     """Return ``{client: {target: passes}}`` plus a ``"total"`` row."""
     out: dict[str, dict[str, int]] = {}
     for client, cases in matrix.items():
-        out[client] = {t: sum(r.get(t, ("", ""))[0] == PASS for r in cases.values()) for t in targets}
+        out[client] = {
+            t: sum(r.get(t, ("", ""))[0] == PASS for r in cases.values()) for t in targets
+        }
         out[client]["cases"] = len(cases)
     out["total"] = {k: sum(row[k] for row in out.values()) for k in [*targets, "cases"]}
     return out
 
 
-def format_table(matrix: dict[str, dict[str, dict[str, tuple[str, str]]]], targets: list[str]) -> str:
+def format_table(
+    matrix: dict[str, dict[str, dict[str, tuple[str, str]]]], targets: list[str]
+) -> str:
     """Return the per-case table and the counts, as Markdown."""
     lines = [
         "| case | " + " | ".join(targets) + " | first failure |",
@@ -527,13 +552,25 @@ def format_table(matrix: dict[str, dict[str, dict[str, tuple[str, str]]]], targe
     for client, cases in matrix.items():
         for name, results in cases.items():
             cells = [results.get(t, ("-", ""))[0] for t in targets]
-            reasons = [results[t][1] for t in reversed(targets) if t in results and results[t][1]]
-            reason = reasons[0].replace("|", "\\|")[:160] if reasons else ""
+            reason = _reasons(results, targets).replace("|", "\\|")
             lines.append(f"| {client}:{name} | " + " | ".join(cells) + f" | {reason} |")
-    lines += ["", "| client | " + " | ".join(targets) + " | cases |", "|---|" + "---|" * (len(targets) + 1)]
+    lines += [
+        "",
+        "| client | " + " | ".join(targets) + " | cases |",
+        "|---|" + "---|" * (len(targets) + 1),
+    ]
     for client, row in counts(matrix, targets).items():
         lines.append(f"| {client} | " + " | ".join(str(row[k]) for k in [*targets, "cases"]) + " |")
     return "\n".join(lines)
+
+
+def _reasons(results: dict[str, tuple[str, str]], targets: list[str]) -> str:
+    """Return the distinct failure reasons of a row, each once, with the targets it hit."""
+    seen: dict[str, list[str]] = {}
+    for t in targets:
+        if t in results and results[t][1]:
+            seen.setdefault(results[t][1][:160], []).append(t)
+    return "; ".join(f"{'/'.join(ts)}: {r}" for r, ts in seen.items())
 
 
 def main(argv: list[str] | None = None) -> int:
