@@ -128,7 +128,7 @@ def from_array_over_stridewave_tensor(xp: Any, ctx: Any) -> Any:
 def _npy(ctx: Any) -> Path:
     import numpy as np
 
-    path = ctx.tmpdir / "data.npy"
+    path: Path = ctx.tmpdir / "data.npy"
     np.save(path, np.random.default_rng(7).standard_normal((64, 8)).astype(np.float32))
     return path
 

@@ -174,12 +174,12 @@ for _name in (
 
 for _metric in ("euclidean", "cosine", "manhattan"):
 
-    def _run(xp: Any, ctx: Any, metric: str = _metric) -> Any:
+    def _distances(xp: Any, ctx: Any, metric: str = _metric) -> Any:
         from sklearn.metrics import pairwise_distances
 
         return pairwise_distances(ctx.randn(10, 4), ctx.randn(6, 4), metric=metric)
 
-    CASES[f"pairwise_distances[{_metric}]"] = _run
+    CASES[f"pairwise_distances[{_metric}]"] = _distances
 
 
 @case
