@@ -1,5 +1,6 @@
-"""einops: ``rearrange``, ``reduce``, ``repeat``, ``pack``/``unpack`` and ``einsum`` on
-namespace arrays (einops finds the array API backend from ``__array_namespace__``).
+"""einops on namespace arrays: ``einops.array_api`` (``rearrange``, ``reduce``, ``repeat``,
+``pack``/``unpack``, which call ``__array_namespace__``), and ``einsum`` and ``parse_shape``
+from ``einops`` itself, which a user calls on the same arrays.
 """
 
 from __future__ import annotations
@@ -28,28 +29,28 @@ def wide(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
 
 @case
 def rearrange_transpose(xp: Any, ctx: Any) -> Any:
-    from einops import rearrange
+    from einops.array_api import rearrange
 
     return rearrange(ctx.randn(2, 3, 4), "a b c -> c a b")
 
 
 @case
 def rearrange_merge_axes(xp: Any, ctx: Any) -> Any:
-    from einops import rearrange
+    from einops.array_api import rearrange
 
     return rearrange(ctx.randn(2, 3, 4), "a b c -> a (b c)")
 
 
 @case
 def rearrange_split_axis(xp: Any, ctx: Any) -> Any:
-    from einops import rearrange
+    from einops.array_api import rearrange
 
     return rearrange(ctx.randn(6, 4), "(h w) c -> h w c", h=2)
 
 
 @case
 def rearrange_space_to_depth(xp: Any, ctx: Any) -> Any:
-    from einops import rearrange
+    from einops.array_api import rearrange
 
     x = ctx.randn(1, 4, 4, 3)
     return rearrange(x, "b (h h2) (w w2) c -> b h w (c h2 w2)", h2=2, w2=2)
@@ -57,70 +58,70 @@ def rearrange_space_to_depth(xp: Any, ctx: Any) -> Any:
 
 @case
 def rearrange_list_of_arrays(xp: Any, ctx: Any) -> Any:
-    from einops import rearrange
+    from einops.array_api import rearrange
 
     return rearrange([ctx.randn(3, 4), ctx.randn(3, 4)], "n h w -> h (n w)")
 
 
 @case
 def rearrange_add_axis(xp: Any, ctx: Any) -> Any:
-    from einops import rearrange
+    from einops.array_api import rearrange
 
     return rearrange(ctx.randn(3, 4), "h w -> 1 h w 1")
 
 
 @case
 def reduce_mean(xp: Any, ctx: Any) -> Any:
-    from einops import reduce
+    from einops.array_api import reduce
 
     return reduce(ctx.randn(2, 3, 4), "a b c -> a c", "mean")
 
 
 @case
 def reduce_max_pool(xp: Any, ctx: Any) -> Any:
-    from einops import reduce
+    from einops.array_api import reduce
 
     return reduce(ctx.randn(1, 4, 6), "b (h 2) (w 2) -> b h w", "max")
 
 
 @case
 def reduce_sum_all(xp: Any, ctx: Any) -> Any:
-    from einops import reduce
+    from einops.array_api import reduce
 
     return reduce(ctx.randn(3, 4), "h w ->", "sum")
 
 
 @case
 def reduce_min_int(xp: Any, ctx: Any) -> Any:
-    from einops import reduce
+    from einops.array_api import reduce
 
     return reduce(ctx.integers(100, 4, 5), "h w -> w", "min")
 
 
 @case
 def reduce_prod(xp: Any, ctx: Any) -> Any:
-    from einops import reduce
+    from einops.array_api import reduce
 
     return reduce(ctx.uniform(3, 4, low=0.5, high=1.5), "h w -> h", "prod")
 
 
 @case
 def repeat_new_axis(xp: Any, ctx: Any) -> Any:
-    from einops import repeat
+    from einops.array_api import repeat
 
     return repeat(ctx.randn(3, 4), "h w -> h w c", c=2)
 
 
 @case
 def repeat_upsample(xp: Any, ctx: Any) -> Any:
-    from einops import repeat
+    from einops.array_api import repeat
 
     return repeat(ctx.randn(2, 3), "h w -> (h 2) (w 3)")
 
 
 @case
 def pack_unpack(xp: Any, ctx: Any) -> Any:
-    from einops import pack, unpack
+    from einops.array_api import pack, unpack
 
     packed, shapes = pack([ctx.randn(2, 3, 4), ctx.randn(2, 4)], "b * c")
     a, b = unpack(packed, shapes, "b * c")
