@@ -500,11 +500,19 @@ def run_matrix(
     files: list[Path],
     case_timeout: float = 120.0,
     jobs: int = 1,
+    keyword: str = "",
 ) -> dict[str, dict[str, dict[str, tuple[str, str]]]]:
-    """Run the matrix; return ``{client: {case: {target: (status, reason)}}}``."""
+    """Run the matrix; return ``{client: {case: {target: (status, reason)}}}``.
+
+    ``keyword`` keeps the cases whose ``client:name`` contains it.
+    """
     from concurrent.futures import ThreadPoolExecutor
 
-    cases = load_cases(files)
+    cases = {
+        client: {n: fn for n, fn in named.items() if keyword in f"{client}:{n}"}
+        for client, named in load_cases(files).items()
+    }
+    cases = {client: named for client, named in cases.items() if named}
     chosen = [c for c in cases if clients is None or c in clients]
     matrix: dict[str, dict[str, dict[str, tuple[str, str]]]] = {
         c: {name: {} for name in cases[c]} for c in chosen
@@ -564,6 +572,41 @@ def format_table(
     return "\n".join(lines)
 
 
+def failure_groups(
+    matrix: dict[str, dict[str, dict[str, tuple[str, str]]]], target: str
+) -> list[tuple[str, list[str]]]:
+    """Group the cases that pass on strict and fail on ``target`` by their reason.
+
+    The reason is taken without its source location and cut at 100 characters, so one
+    root cause (a missing dtype, a device mismatch) is one group; largest group first.
+    """
+    groups: dict[str, list[str]] = {}
+    for client, cases in matrix.items():
+        for name, results in cases.items():
+            if results.get("strict", ("",))[0] != PASS or target not in results:
+                continue
+            status, reason = results[target]
+            if status != PASS:
+                key = reason.split(" [", 1)[0][:100]
+                groups.setdefault(key, []).append(f"{client}:{name}")
+    return sorted(groups.items(), key=lambda item: -len(item[1]))
+
+
+def format_groups(
+    matrix: dict[str, dict[str, dict[str, tuple[str, str]]]], targets: list[str]
+) -> str:
+    """Return the failure groups of each stridewave target, as Markdown."""
+    lines = []
+    for target in targets:
+        if target == "strict":
+            continue
+        lines += ["", f"### Passing on strict, failing on {target}", ""]
+        for reason, names in failure_groups(matrix, target):
+            shown = ", ".join(names[:6]) + (" ..." if len(names) > 6 else "")
+            lines.append(f"- {len(names)} x `{reason}`: {shown}")
+    return "\n".join(lines)
+
+
 def _reasons(results: dict[str, tuple[str, str]], targets: list[str]) -> str:
     """Return the distinct failure reasons of a row, each once, with the targets it hit."""
     seen: dict[str, list[str]] = {}
@@ -582,6 +625,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write the matrix as JSON here")
     parser.add_argument("--markdown", type=Path, help="write the table as Markdown here")
     parser.add_argument("--case-timeout", type=float, default=120.0, help="seconds per case")
+    parser.add_argument("-k", "--keyword", default="", help="cases whose client:name has it")
     parser.add_argument("-j", "--jobs", type=int, default=1, help="workers at once")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--only", help=argparse.SUPPRESS)
@@ -594,8 +638,10 @@ def main(argv: list[str] | None = None) -> int:
         assert clients is not None and args.out is not None and args.only is not None
         worker(clients[0], targets[0], files, args.only.split(","), args.out)
         return 0
-    matrix = run_matrix(clients, targets, files, args.case_timeout, args.jobs)
+    matrix = run_matrix(clients, targets, files, args.case_timeout, args.jobs, args.keyword)
     table = format_table(matrix, targets)
+    if "strict" in targets:
+        table += "\n" + format_groups(matrix, targets)
     print(table)
     if args.json:
         args.json.write_text(json.dumps(matrix, indent=1))
