@@ -10,6 +10,10 @@ inputs built through a namespace. It runs on three targets:
               (``STRIDEWAVE_ARRAY_API_DEVICE=metal``; ``STRIDEWAVE_METAL_DEVICE=cpu``,
               MLX's CPU device, unless the environment already chooses).
 
+and, on request (``--targets``), ``sw-metal-arg``: inputs made with
+``xp.asarray(..., device="metal")`` while the default device stays CPU, as a user who
+never sets the default device writes it.
+
 In the same interpreter each case first runs on NumPy arrays (``array_api_compat.numpy``),
 which gives the expected values. A case passes on a target when it raises nothing, its
 result has the reference's structure, shapes and dtypes, its values equal NumPy's within
@@ -67,6 +71,7 @@ CASE_FILES = [
 EXTRA_CASES_ENV = "STRIDEWAVE_CLIENT_CASES"
 
 TARGETS = ("strict", "sw-cpu", "sw-metal")
+OPTIONAL_TARGETS = ("sw-metal-arg",)
 
 #: The modules each client needs; a client whose modules are missing is skipped.
 CLIENT_MODULES = {
@@ -95,6 +100,11 @@ def target_env(target: str) -> dict[str, str]:
     elif target == "sw-metal":
         env["STRIDEWAVE_ARRAY_API_DEVICE"] = "metal"
         env["STRIDEWAVE_METAL_DEVICE"] = os.environ.get("STRIDEWAVE_METAL_DEVICE", "cpu")
+    elif target == "sw-metal-arg":
+        env["STRIDEWAVE_ARRAY_API_DEVICE"] = "cpu"
+        env["STRIDEWAVE_METAL_DEVICE"] = os.environ.get("STRIDEWAVE_METAL_DEVICE", "cpu")
+    elif target != "strict":
+        raise ValueError(f"unknown target {target!r}; use one of {TARGETS + OPTIONAL_TARGETS}")
     return env
 
 
@@ -181,7 +191,10 @@ class Context:
             self.notes["float64_input"] = True
         if self.target == "numpy":
             return values
-        return self.xp.asarray(values, dtype=getattr(self.xp, values.dtype.name))
+        dtype_ = getattr(self.xp, values.dtype.name)
+        if self.target == "sw-metal-arg":
+            return self.xp.asarray(values, dtype=dtype_, device=self.device)
+        return self.xp.asarray(values, dtype=dtype_)
 
     def randn(self, *shape: int) -> Any:
         """Return standard normal data of ``shape`` as an array of the namespace."""
@@ -334,6 +347,8 @@ def _namespace(target: str) -> tuple[Any, Any]:
         return xp, xp.__array_namespace_info__().default_device()
     import stridewave.array_api as sxp
 
+    if target == "sw-metal-arg":
+        return sxp, sxp.Device("Metal")
     return sxp, sxp.__array_namespace_info__().default_device()
 
 
