@@ -81,8 +81,11 @@ def interop(session: nox.Session) -> None:
 
 @nox.session
 def clients(session: nox.Session) -> None:
-    """Run the client matrix and print its table: scikit-learn, SciPy, array-api-extra,
-    einops, xarray and Dask on ``array_api_strict``, the CPU device and Metal.
+    """Run the client matrix (real array API clients) and print its table.
+
+    scikit-learn, SciPy, array-api-extra, einops, xarray and Dask, each on
+    ``array_api_strict``, the CPU device and Metal (MLX's CPU device unless
+    ``STRIDEWAVE_METAL_DEVICE`` says otherwise).
 
     Extra arguments go to the runner, e.g. ``nox -s clients -- --clients sklearn`` or
     ``-- --cases kept_back.py`` (or set ``STRIDEWAVE_CLIENT_CASES``); ``-- --pytest``
