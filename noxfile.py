@@ -80,6 +80,28 @@ def interop(session: nox.Session) -> None:
 
 
 @nox.session
+def clients(session: nox.Session) -> None:
+    """Run the client matrix (real array API clients) and print its table.
+
+    scikit-learn, SciPy, array-api-extra, einops, xarray and Dask, each on
+    ``array_api_strict``, the CPU device and Metal (MLX's CPU device unless
+    ``STRIDEWAVE_METAL_DEVICE`` says otherwise).
+
+    Extra arguments go to the runner, e.g. ``nox -s clients -- --clients sklearn`` or
+    ``-- --cases kept_back.py`` (or set ``STRIDEWAVE_CLIENT_CASES``); ``-- --pytest``
+    runs the pytest entry instead, which fails where a case passes on strict only.
+    """
+    import os
+
+    session.install("-e", ".[test,clients]")
+    env = {"STRIDEWAVE_METAL_DEVICE": os.environ.get("STRIDEWAVE_METAL_DEVICE", "cpu")}
+    if session.posargs[:1] == ["--pytest"]:
+        session.run("pytest", "-m", "clients", "tests/clients", *session.posargs[1:], env=env)
+        return
+    session.run("python", "tests/clients/run_clients.py", *session.posargs, env=env)
+
+
+@nox.session
 def bench(session: nox.Session) -> None:
     """Run the benchmarks and print ratios against NumPy measured in the same run."""
     session.install("-e", ".")
