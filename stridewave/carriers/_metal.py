@@ -351,7 +351,9 @@ class Metal(_ArrayCarrier):
         """Forget the host view (not yet taken, or the buffer may have changed)."""
         self._viewed = False
         view = _NO_VIEW.get(self._dtype)
-        self._array = _NO_VIEW.setdefault(self._dtype, _empty(self._dtype)) if view is None else view
+        self._array = (
+            _NO_VIEW.setdefault(self._dtype, _empty(self._dtype)) if view is None else view
+        )
 
     #: The operations scheduled on the device that read this storage, the latest per
     #: thread: ``{thread id: the scheduled array}``. Set by :meth:`_note_device_read`,
@@ -866,7 +868,10 @@ def _to_mlx(mx: Any, values: npt.NDArray[Any]) -> Any:
     """
     if not values.flags.c_contiguous or any(stride < 0 for stride in values.strides):
         values = np.array(values, order="C", copy=True)
-    return mx.array(values)
+    # Name the dtype: MLX would narrow a float64 input to float32 by itself.
+    return mx.array(
+        values, dtype=getattr(mx, "bool_" if values.dtype.kind == "b" else values.dtype.name)
+    )
 
 
 def _one_run(base: int, mapping: Layout) -> tuple[int, int, int, int, int] | None:

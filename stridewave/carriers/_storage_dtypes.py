@@ -437,9 +437,7 @@ def _integer_row(dtype: DType, low: int, high: int, mlx: str) -> StorageDType:
             return i
         raise OverflowError(_messages.value_overflow(value, dtype=dtype, limits=limits))
 
-    def vectorize(
-        array: npt.NDArray[Any], target: np.dtype[Any]
-    ) -> tuple[npt.NDArray[Any], bool]:
+    def vectorize(array: npt.NDArray[Any], target: np.dtype[Any]) -> tuple[npt.NDArray[Any], bool]:
         if array.dtype == target:
             return array, False
         if array.dtype.kind not in "iu":
@@ -539,9 +537,7 @@ def _float64_row(dtype: DType) -> StorageDType:
             )
         return _float64_value(value, overflow)
 
-    def vectorize(
-        array: npt.NDArray[Any], target: np.dtype[Any]
-    ) -> tuple[npt.NDArray[Any], bool]:
+    def vectorize(array: npt.NDArray[Any], target: np.dtype[Any]) -> tuple[npt.NDArray[Any], bool]:
         return _float_array(
             array,
             target,
@@ -600,9 +596,7 @@ def _complex_row(dtype: DType, *, single: bool) -> StorageDType:
             )
         return complex(part(value, value), 0.0)
 
-    def vectorize(
-        array: npt.NDArray[Any], target: np.dtype[Any]
-    ) -> tuple[npt.NDArray[Any], bool]:
+    def vectorize(array: npt.NDArray[Any], target: np.dtype[Any]) -> tuple[npt.NDArray[Any], bool]:
         return _float_array(
             array,
             target,
