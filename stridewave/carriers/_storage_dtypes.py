@@ -308,9 +308,9 @@ class StorageDType:
         Name of the ``mlx.core`` dtype attribute (``"float32"``, ``"int32"``, ``"bool_"``).
     python : type
         Type of the Python scalars reads return.
-    zero : float, int or bool
-        Value of an initialized slot (spec: ``storage_zero``).
-    hole : float, int or bool
+    zero : float, int, bool or complex
+        Value of an initialized slot (spec: ``storage_zero`` for the spec rows).
+    hole : float, int, bool or complex
         Value a ``None`` item of ``new_like`` input reads as.
     normalize : callable
         Scalar rule ``f(value) -> python scalar``; raises ``TypeError``/``OverflowError``.
@@ -330,8 +330,8 @@ class StorageDType:
     numpy: np.dtype[Any]
     mlx: str
     python: type
-    zero: float | int | bool
-    hole: float | int | bool
+    zero: float | int | bool | complex
+    hole: float | int | bool | complex
     normalize: Normalizer
     fast_type: type
     fast_low: Any
@@ -523,7 +523,7 @@ def _float64_row(dtype: DType) -> StorageDType:
 
     def normalize(value: object) -> float:
         if type(value) is float:
-            return value  # type: ignore[return-value]
+            return value
         if not _real_kind(value):
             raise TypeError(
                 _messages.value_type(
@@ -581,7 +581,7 @@ def _complex_row(dtype: DType, *, single: bool) -> StorageDType:
             raise overflow(whole) from None
 
     def normalize(value: object) -> complex:
-        if isinstance(value, (complex, np.complexfloating)) and not isinstance(value, np.bool_):
+        if isinstance(value, (complex, np.complexfloating)):
             return complex(part(value.real, value), part(value.imag, value))
         if not _real_kind(value):
             raise TypeError(
@@ -657,7 +657,7 @@ def extension_row(dtype: object) -> StorageDType | None:
         standard descriptor of one of :data:`EXTENSION_ROW_NAMES`; ``None`` otherwise,
         e.g. for a user's descriptor of the same name with another structure.
     """
-    row = _EXTENSION_ROWS.get(dtype)  # type: ignore[call-overload]
+    row: StorageDType | None = _EXTENSION_ROWS.get(dtype)  # type: ignore[call-overload]
     if row is not None:
         return row
     if not isinstance(dtype, DType) or dtype.name not in _EXTENSION_RULES:

@@ -230,10 +230,11 @@ def is_standard(dtype: object) -> bool:
     """
     if not isinstance(dtype, DType):
         return False
-    entry = _BY_NAME.get(dtype.name)
-    if entry is None or _registry.lookup(dtype.name) is not dtype:
+    descriptor: DType = dtype
+    entry = _BY_NAME.get(descriptor.name)
+    if entry is None or _registry.lookup(descriptor.name) is not descriptor:
         return False
-    return entry.name in _BUILTIN or _matches(dtype, entry.name)
+    return entry.name in _BUILTIN or _matches(descriptor, entry.name)
 
 
 def numpy_dtype_of(dtype: DType) -> np.dtype[np.generic] | None:

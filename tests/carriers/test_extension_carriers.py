@@ -4,7 +4,7 @@ lookup, and the spec carriers' storage sets left exactly as the spec gives them.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pytest
@@ -41,8 +41,9 @@ def make(kind: type[Any], dtype: DType, values: list[object]) -> Any:
 @pytest.mark.parametrize("api", ["int64", "uint8", "float64", "complex64", "int8"])
 def test_spec_carriers_still_refuse_the_standards_other_dtypes(spec: type[Any], api: str) -> None:
     dtype = STD[api]
-    assert spec.__new__(spec).supports_storage_dtype(dtype) is False
-    with pytest.raises(ValueError, match="accepted|storage"):
+    bare = cast(Any, spec).__new__(spec)  # supports_storage_dtype reads no state
+    assert bare.supports_storage_dtype(dtype) is False
+    with pytest.raises(ValueError, match=r"accepts|storage"):
         if spec is Generic:
             Generic([], dtype=dtype)
         elif spec is FileBacked:
@@ -133,7 +134,7 @@ def test_float64_keeps_binary64_and_rounds_a_big_int_once(kind: type[Any]) -> No
     big = 2**54 + 3  # not exact in binary64: half to even gives 2**54 + 4
     carrier = make(kind, STD["float64"], [0.1, big, np.float32(0.5), math.inf])
     assert list(carrier) == [0.1, float(2**54 + 4), 0.5, math.inf]
-    with pytest.raises(OverflowError, match="1.7976931e308"):
+    with pytest.raises(OverflowError, match=r"1\.7976931e308"):
         carrier[0] = 2**1024
     with pytest.raises(OverflowError):
         carrier[0] = np.longdouble(1e308) * 10 if np.finfo(np.longdouble).max > 1e309 else 2**1024

@@ -16,9 +16,6 @@ from stridewave import DType
 
 from .conftest import BUILTINS
 
-EXTENSIONS = ("Complex", "Int16", "Int64", "UInt8", "UInt16", "UInt32", "UInt64")
-EXTENSIONS += ("Complex64", "Complex128")
-
 
 def run_python(code: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
