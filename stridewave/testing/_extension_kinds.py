@@ -15,18 +15,20 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from stridewave.carriers import Carrier
+from stridewave.carriers import Carrier, Evictable
 from stridewave.carriers._metal import metal_runtime
 from stridewave.dtypes import DType
 from stridewave.testing._kinds import (
     SAMPLE,
     ZERO,
     Kind,
+    _evicted,
     _fresh,
     _raw_file,
     _raw_generic,
     _raw_mlx,
     _raw_via_pointer,
+    raw_values,
 )
 
 __all__ = ["extension_kinds"]
@@ -59,7 +61,9 @@ def extension_kinds() -> tuple[Kind, ...]:
     -------
     tuple of Kind
         ``GenericExtension``, ``CPUExtension``, ``CPUExtension.from_numpy``,
-        ``FileBackedExtension`` (all thirteen dtypes) and ``MetalExtension`` (the
+        ``FileBackedExtension``, an ``Evictable`` of ``CPUExtension`` over
+        ``FileBackedExtension`` (promoted and evicted; all thirteen dtypes) and
+        ``MetalExtension`` (the
         dtypes MLX has on the selected device; skipped where Metal cannot run).
     """
     from stridewave.carriers._extension import (
@@ -102,6 +106,10 @@ def extension_kinds() -> tuple[Kind, ...]:
             return _fresh(carrier)
         return MetalExtension(0, dtype=dtype).new_like(values, mutable=False, dtype=dtype)
 
+    def make_evictable(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
+        """A promoted Evictable, CPUExtension over FileBackedExtension."""
+        return Evictable(make_cpu(values, dtype, mutable), FileBackedExtension(dtype=dtype))
+
     metal = metal_storage_dtypes()
     return (
         Kind(
@@ -138,6 +146,24 @@ def extension_kinds() -> tuple[Kind, ...]:
             dtypes=standard,
             supported=standard,
             scatters=False,
+        ),
+        Kind(
+            name="Evictable(CPUExtension/FileBackedExtension)",
+            cls=Evictable,
+            make=make_evictable,
+            raw_values=raw_values,
+            dtypes=standard,
+            supported=standard,
+            initializes_empty=False,
+        ),
+        Kind(
+            name="Evictable(CPUExtension/FileBackedExtension)-evicted",
+            cls=Evictable,
+            make=_evicted(make_evictable),
+            raw_values=raw_values,
+            dtypes=standard,
+            supported=standard,
+            initializes_empty=False,
         ),
         Kind(
             name="MetalExtension",

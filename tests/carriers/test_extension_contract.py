@@ -32,6 +32,14 @@ class TestFileBackedExtension(CarrierTests):  # like FileBacked, it does not sca
     kind = _kind("FileBackedExtension")
 
 
+class TestEvictableCPUExtensionOverFileBackedExtension(CarrierTests, ScatterTests):
+    kind = _kind("Evictable(CPUExtension/FileBackedExtension)")
+
+
+class TestEvictableCPUExtensionOverFileBackedExtensionEvicted(CarrierTests, ScatterTests):
+    kind = _kind("Evictable(CPUExtension/FileBackedExtension)-evicted")
+
+
 class TestMetalExtension(CarrierTests, ScatterTests):
     kind = _kind("MetalExtension")
 
