@@ -40,9 +40,11 @@ from typing_extensions import override
 
 from stridewave.carriers._base import Carrier
 from stridewave.carriers._cpu import CPU
+from stridewave.carriers._evictable import Evictable
 from stridewave.carriers._file_backed import FileBacked
 from stridewave.carriers._generic import Generic
 from stridewave.carriers._metal import Metal, _import_mlx, _select_device
+from stridewave.carriers._npy_file import NpyFile
 from stridewave.carriers._storage_dtypes import extension_row_for_numpy
 from stridewave.dtypes import DType, register_standard_dtypes
 
@@ -56,6 +58,7 @@ __all__ = [
     "GenericExtension",
     "MetalExtension",
     "carrier_for",
+    "device_of",
     "device_storage_dtypes",
     "metal_storage_dtypes",
 ]
@@ -346,4 +349,41 @@ def carrier_for(device: str, dtype: DType) -> type[Carrier]:
     raise TypeError(
         f"device {name!r} does not store {dtype!r}. It stores "
         f"{', '.join(d.name for d in has)}{where}."
+    )
+
+
+def device_of(carrier: Carrier) -> str:
+    """Return the device (the place) whose storage ``carrier`` is, whatever its class.
+
+    Parameters
+    ----------
+    carrier : Carrier
+        A carrier of a shipped kind or an extension carrier.
+
+    Returns
+    -------
+    str
+        ``"CPU"`` for CPU and CPUExtension, ``"FileBacked"`` for FileBacked,
+        FileBackedExtension and NpyFile (a user's opened ``.npy`` file), ``"Generic"``
+        for Generic and GenericExtension, ``"Metal"`` for Metal and MetalExtension; for
+        an Evictable, the device of its primary tier.
+
+    Raises
+    ------
+    TypeError
+        If ``carrier`` is not a carrier of one of these kinds (a user's own kind).
+    """
+    if isinstance(carrier, Evictable):
+        return device_of(carrier.primary)
+    for device, kinds in (
+        ("CPU", (CPU,)),
+        ("FileBacked", (FileBacked, NpyFile)),
+        ("Generic", (Generic,)),
+        ("Metal", (Metal,)),
+    ):
+        if isinstance(carrier, kinds):
+            return device
+    raise TypeError(
+        f"device_of() takes a carrier of a shipped kind (CPU, FileBacked, NpyFile, Generic, "
+        f"Metal, Evictable or their extensions); got {type(carrier).__name__}."
     )

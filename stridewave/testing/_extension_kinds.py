@@ -107,7 +107,7 @@ def extension_kinds() -> tuple[Kind, ...]:
         return MetalExtension(0, dtype=dtype).new_like(values, mutable=False, dtype=dtype)
 
     def make_evictable(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
-        """A promoted Evictable, CPUExtension over FileBackedExtension."""
+        """Make a promoted Evictable, CPUExtension over FileBackedExtension."""
         return Evictable(make_cpu(values, dtype, mutable), FileBackedExtension(dtype=dtype))
 
     metal = metal_storage_dtypes()

@@ -17,6 +17,7 @@ from stridewave.carriers._extension import (
     GenericExtension,
     MetalExtension,
     carrier_for,
+    device_of,
     device_storage_dtypes,
 )
 from stridewave.dtypes import standard_dtypes
@@ -241,3 +242,18 @@ def test_carrier_for_names_the_device_its_dtypes_and_one_that_has_the_dtype() ->
         carrier_for("CPU", np.float32)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="does not store"):
         carrier_for("CPU", DType.E4M3)
+
+
+def test_device_of_names_the_place_whatever_class_holds_the_dtype(tmp_path: Any) -> None:
+    from stridewave import Evictable
+    from stridewave.carriers import NpyFile
+
+    np.save(tmp_path / "a.npy", np.arange(3, dtype=np.float32))
+    assert device_of(CPU(1)) == device_of(CPUExtension(1, dtype=STD["int64"])) == "CPU"
+    assert device_of(GenericExtension([1j], dtype=STD["complex64"])) == "Generic"
+    assert device_of(FileBackedExtension(dtype=STD["uint8"])) == "FileBacked"
+    assert device_of(NpyFile(str(tmp_path / "a.npy"))) == "FileBacked"
+    tiers = Evictable(CPUExtension(1, dtype=STD["int16"]), FileBackedExtension(dtype=STD["int16"]))
+    assert device_of(tiers) == "CPU"
+    with pytest.raises(TypeError, match="shipped kind"):
+        device_of(object())  # type: ignore[arg-type]
