@@ -10,6 +10,12 @@ public storage helpers (:mod:`stridewave.carriers._storage`) and the Metal backe
 read this table; none of them branches on a storage dtype. Adding a storage dtype is
 one more row here (with its two rule functions) plus its tests.
 
+:data:`ROWS` holds the spec carriers' three. The array API standard's other dtypes
+(Int8, Int16, Int64, UInt8-UInt64, Float64, Complex64, Complex128) have rows too, built
+from their rules (:data:`EXTENSION_ROW_NAMES`) when first asked for, because their
+descriptors exist only once registered; :func:`storage_row` finds both, and only the
+extension carriers (:mod:`stridewave.carriers._extension`) accept them.
+
 The rules implement CONTRACT section 3 ("Value normalization"):
 
 ======= ============================================ ===================== ==========================
