@@ -16,6 +16,11 @@ StrideWeave           NumPy dtype                bits
 ``DType.E2M1``        ``ml_dtypes.float4_e2m1fn``  4
 ====================  =========================  =====
 
+Once registered (:func:`stridewave.dtypes.register_standard_dtypes`), the array API
+standard's extension dtypes map too: ``Int16``, ``Int64``, ``UInt8``, ``UInt16``,
+``UInt32``, ``UInt64``, ``Complex64`` and ``Complex128`` to the NumPy dtypes of the same
+names.
+
 The sub-byte ``ml_dtypes`` types (6 and 4 bits) occupy one byte per element in NumPy
 arrays.  Categories and compound dtypes have no NumPy dtype.  See CONTRACT section 2,
 "NumPy mapping".
@@ -33,6 +38,7 @@ import numpy.typing as npt
 
 from stridewave.dtypes import DType
 from stridewave.dtypes._model import NUMPY_MAPPING
+from stridewave.dtypes._standard import numpy_dtype_of, standard_dtype_for_numpy
 
 __all__ = ["from_numpy_dtype", "to_numpy_dtype"]
 
@@ -62,7 +68,8 @@ def to_numpy_dtype(dtype: DType) -> np.dtype[np.generic]:
     Parameters
     ----------
     dtype : DType
-        A built-in simple dtype, e.g. ``DType.Float32`` or ``DType.E4M3``.
+        A built-in simple dtype, e.g. ``DType.Float32`` or ``DType.E4M3``, or a registered
+        standard extension such as ``Int64``.
 
     Returns
     -------
@@ -80,7 +87,7 @@ def to_numpy_dtype(dtype: DType) -> np.dtype[np.generic]:
     """
     if not isinstance(dtype, DType):
         raise TypeError(f"to_numpy_dtype() takes a DType; got {dtype!r} ({type(dtype).__name__}).")
-    found = _TO_NUMPY.get(dtype)
+    found = _TO_NUMPY.get(dtype) or numpy_dtype_of(dtype)
     if found is not None:
         return found
     if dtype.is_category():
@@ -112,7 +119,8 @@ def from_numpy_dtype(np_dtype: npt.DTypeLike) -> DType:
     TypeError
         If ``np_dtype`` is ``None`` or not dtype-like.
     ValueError
-        If the NumPy dtype has no StrideWeave counterpart (e.g. ``int64``, or a
+        If the NumPy dtype has no StrideWeave counterpart (e.g. ``int64`` while the
+        standard dtypes are not registered, ``float16``, or a
         non-native byte order such as ``">f4"``).
     """
     if np_dtype is None:
@@ -137,7 +145,7 @@ def from_numpy_dtype(np_dtype: npt.DTypeLike) -> DType:
             f"from_numpy_dtype() takes a NumPy dtype or dtype-like; got the class "
             f"{np_dtype.__name__}, which is not one. Pass e.g. numpy.float32."
         )
-    found = _FROM_NUMPY.get(resolved)
+    found = _FROM_NUMPY.get(resolved) or standard_dtype_for_numpy(resolved)
     if found is None:
         known = ", ".join(str(d) for d in _FROM_NUMPY)
         raise ValueError(

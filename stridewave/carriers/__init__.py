@@ -10,6 +10,10 @@ kind                    backend                               constructible dtyp
 :class:`Evictable`      a primary and a secondary carrier       the tiers' common dtypes
 :class:`NpyFile`        1-D ``numpy.memmap`` of a user's .npy   Float32, Int32
 ======================= ===================================== ===========================
+
+The array API standard's other dtypes live in extension carriers of the same devices
+(:mod:`stridewave.carriers._extension`), which this package does not import: importing
+them registers the standard's extension descriptors.
 """
 
 from stridewave.carriers._base import Carrier

@@ -83,6 +83,10 @@ class CPU(_ArrayCarrier):
     _address: int
     _wraps: bool
 
+    #: The storage row of a wrapped array's NumPy dtype, or ``None`` (``from_numpy``);
+    #: a kind with a wider storage set widens it.
+    _row_for_numpy = staticmethod(row_for_numpy)
+
     def __init__(
         self,
         size: int,
@@ -93,7 +97,9 @@ class CPU(_ArrayCarrier):
         empty: bool = False,
     ) -> None:
         n = check_size(size, where="CPU")
-        dtype = validate_storage_dtype(dtype, carrier="CPU", accepted=_CPU_DTYPES)
+        dtype = validate_storage_dtype(
+            dtype, carrier="CPU", accepted=type(self)._CONSTRUCTIBLE_STORAGE or _CPU_DTYPES
+        )
         flag = check_flag("mutable", mutable, where="CPU")
         skip = check_flag("empty", empty, where="CPU")
         np_dtype = storage_numpy_dtype(dtype)
@@ -153,7 +159,7 @@ class CPU(_ArrayCarrier):
         if not isinstance(array, np.ndarray):
             raise TypeError(_messages.from_numpy_not_an_array(array))
         flag = check_flag("mutable", mutable, where="CPU.from_numpy")
-        row = row_for_numpy(array.dtype)
+        row = cls._row_for_numpy(array.dtype)
         if row is None or array.ndim != 1 or not array.flags.c_contiguous:
             raise ValueError(
                 _messages.from_numpy_layout(

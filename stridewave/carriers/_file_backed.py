@@ -479,7 +479,11 @@ class FileBacked(_ArrayCarrier):
     def __init__(self, filename: str | None = None, *, mutable: bool = True, dtype: DType) -> None:
         if isinstance(filename, DType):
             raise TypeError(_messages.dtype_positional(filename, where="FileBacked"))
-        dtype = validate_storage_dtype(dtype, carrier="FileBacked", accepted=_FILE_CONCRETE)
+        dtype = validate_storage_dtype(
+            dtype,
+            carrier="FileBacked",
+            accepted=type(self)._CONSTRUCTIBLE_STORAGE or _FILE_CONCRETE,
+        )
         flag = check_flag("mutable", mutable, where="FileBacked")
         name = _check_filename(filename)
         self._setup(name, dtype, flag, data=None, size=0)

@@ -97,9 +97,10 @@ class Generic(_ArrayCarrier):
             self._construct(values, mutable, dtype)
 
     def _construct(self, values: object, mutable: object, dtype: object) -> None:
+        accepted = type(self)._CONSTRUCTIBLE_STORAGE or _GENERIC_CONCRETE
         if dtype is _REQUIRED:
-            raise TypeError(_messages.missing_dtype(where="Generic", accepted=_GENERIC_CONCRETE))
-        checked = validate_storage_dtype(dtype, carrier="Generic", accepted=_GENERIC_CONCRETE)
+            raise TypeError(_messages.missing_dtype(where="Generic", accepted=accepted))
+        checked = validate_storage_dtype(dtype, carrier="Generic", accepted=accepted)
         flag = check_flag("mutable", mutable, where="Generic")
         self._array = _owned(values, checked, where="Generic", holes=False)
         self._init_carrier(checked, mutable=flag)

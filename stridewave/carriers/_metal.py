@@ -281,6 +281,14 @@ class Metal(_ArrayCarrier):
     _device_name: str
     _host: bool
 
+    def _device_storage_dtypes(self) -> tuple[DType, ...]:
+        """Return the dtypes the constructor accepts on this process's MLX device.
+
+        The spec's three here; a kind with a wider storage set narrows it to what MLX
+        has on the selected device.
+        """
+        return type(self)._CONSTRUCTIBLE_STORAGE or _METAL_DTYPES
+
     def __init__(
         self,
         size: int,
@@ -290,11 +298,14 @@ class Metal(_ArrayCarrier):
         empty: bool = False,
     ) -> None:
         n = check_size(size, where="Metal")
-        dtype = validate_storage_dtype(dtype, carrier="Metal", accepted=_METAL_DTYPES)
+        dtype = validate_storage_dtype(
+            dtype, carrier="Metal", accepted=self._device_storage_dtypes()
+        )
         flag = check_flag("mutable", mutable, where="Metal")
         check_flag("empty", empty, where="Metal")
-        # 4 bytes is the widest Metal slot; MLX aborts the process if it cannot allocate
-        check_host_allocation(4 * n, what=f"Metal({n}, dtype={dtype!r})")
+        # MLX aborts the process if it cannot allocate: refuse a size no host can hold
+        itemsize = storage_numpy_dtype(dtype).itemsize
+        check_host_allocation(itemsize * n, what=f"Metal({n}, dtype={dtype!r})")
         mx = _import_mlx()
         device, name = _select_device(mx)
         array = mx.zeros((n,), dtype=_mlx_dtype(mx, dtype), stream=device)
@@ -339,7 +350,10 @@ class Metal(_ArrayCarrier):
     def _drop_view(self) -> None:
         """Forget the host view (not yet taken, or the buffer may have changed)."""
         self._viewed = False
-        self._array = _NO_VIEW[self._dtype]
+        view = _NO_VIEW.get(self._dtype)
+        self._array = (
+            _NO_VIEW.setdefault(self._dtype, _empty(self._dtype)) if view is None else view
+        )
 
     #: The operations scheduled on the device that read this storage, the latest per
     #: thread: ``{thread id: the scheduled array}``. Set by :meth:`_note_device_read`,
@@ -854,7 +868,10 @@ def _to_mlx(mx: Any, values: npt.NDArray[Any]) -> Any:
     """
     if not values.flags.c_contiguous or any(stride < 0 for stride in values.strides):
         values = np.array(values, order="C", copy=True)
-    return mx.array(values)
+    # Name the dtype: MLX would narrow a float64 input to float32 by itself.
+    return mx.array(
+        values, dtype=getattr(mx, "bool_" if values.dtype.kind == "b" else values.dtype.name)
+    )
 
 
 def _one_run(base: int, mapping: Layout) -> tuple[int, int, int, int, int] | None:

@@ -111,7 +111,8 @@ def storage_zero(dtype: DType) -> float | int | bool | None:
     """
     for row in ROWS:  # the storage-dtype table, matched by identity
         if row.dtype is dtype:
-            return row.zero
+            zero: float | int | bool = row.zero  # type: ignore[assignment]  # spec rows: real
+            return zero
     if not isinstance(dtype, DType):
         raise TypeError(_messages.not_a_dtype(dtype, where="storage_zero"))
     return None

@@ -10,6 +10,12 @@ public storage helpers (:mod:`stridewave.carriers._storage`) and the Metal backe
 read this table; none of them branches on a storage dtype. Adding a storage dtype is
 one more row here (with its two rule functions) plus its tests.
 
+:data:`ROWS` holds the spec carriers' three. The array API standard's other dtypes
+(Int8, Int16, Int64, UInt8-UInt64, Float64, Complex64, Complex128) have rows too, built
+from their rules (:data:`EXTENSION_ROW_NAMES`) when first asked for, because their
+descriptors exist only once registered; :func:`storage_row` finds both, and only the
+extension carriers (:mod:`stridewave.carriers._extension`) accept them.
+
 The rules implement CONTRACT section 3 ("Value normalization"):
 
 ======= ============================================ ===================== ==========================
@@ -63,14 +69,18 @@ import numpy.typing as npt
 
 from stridewave.carriers import _messages
 from stridewave.dtypes import DType
+from stridewave.dtypes._standard import is_standard, standard_dtype_for_numpy
 from stridewave.interop import to_numpy_dtype
 
 __all__ = [
+    "EXTENSION_ROW_NAMES",
     "FLOAT32_OVERFLOW",
     "INT32_MAX",
     "INT32_MIN",
     "ROWS",
     "StorageDType",
+    "extension_row",
+    "extension_row_for_numpy",
     "row_for_numpy",
     "storage_row",
 ]
@@ -304,9 +314,9 @@ class StorageDType:
         Name of the ``mlx.core`` dtype attribute (``"float32"``, ``"int32"``, ``"bool_"``).
     python : type
         Type of the Python scalars reads return.
-    zero : float, int or bool
-        Value of an initialized slot (spec: ``storage_zero``).
-    hole : float, int or bool
+    zero : float, int, bool or complex
+        Value of an initialized slot (spec: ``storage_zero`` for the spec rows).
+    hole : float, int, bool or complex
         Value a ``None`` item of ``new_like`` input reads as.
     normalize : callable
         Scalar rule ``f(value) -> python scalar``; raises ``TypeError``/``OverflowError``.
@@ -326,8 +336,8 @@ class StorageDType:
     numpy: np.dtype[Any]
     mlx: str
     python: type
-    zero: float | int | bool
-    hole: float | int | bool
+    zero: float | int | bool | complex
+    hole: float | int | bool | complex
     normalize: Normalizer
     fast_type: type
     fast_low: Any
@@ -389,6 +399,280 @@ ROWS: Final[tuple[StorageDType, ...]] = (
 )
 
 
+# -- the array API standard's other dtypes (extension carriers only) ---------------------
+#
+# Rows of the dtypes no spec carrier stores: Int8 and Float64 (built-ins) and the
+# standard's extensions (Int16, Int64, UInt8-UInt64, Complex64, Complex128). Their
+# descriptors exist only once registered (stridewave.dtypes.register_standard_dtypes),
+# so each row is built from its rule the first time it is asked for, and only for the
+# registered descriptor with the standard's structure; :data:`ROWS` stays the spec
+# carriers' three. Integers follow Int32's rule with their own range; Float64 follows
+# Float32's with binary64; a complex dtype takes Python ``complex`` and every real the
+# matching real rule takes, each part rounded once.
+
+
+class _NoFastPath:
+    """``fast_type`` of a row without a scalar fast path: no value has this type."""
+
+
+def _integer_row(dtype: DType, low: int, high: int, mlx: str) -> StorageDType:
+    limits = f"integers in [{low}, {high}]"
+
+    def refused(value: object) -> TypeError:
+        return TypeError(
+            _messages.value_type(
+                value,
+                dtype=dtype,
+                expected="integers: objects with __index__ such as int or numpy.int64",
+                fix="Convert with int(...) or round(...) first; floats such as 1.0, bools and "
+                "timedelta64 values are refused.",
+            )
+        )
+
+    def normalize(value: object) -> int:
+        if type(value) is int:
+            i: int = value
+        elif isinstance(value, _NOT_NUMBERS):
+            raise refused(value)
+        else:
+            try:
+                i = operator.index(value)  # type: ignore[arg-type,unused-ignore]
+            except TypeError:
+                raise refused(value) from None
+        if low <= i <= high:
+            return i
+        raise OverflowError(_messages.value_overflow(value, dtype=dtype, limits=limits))
+
+    def vectorize(array: npt.NDArray[Any], target: np.dtype[Any]) -> tuple[npt.NDArray[Any], bool]:
+        if array.dtype == target:
+            return array, False
+        if array.dtype.kind not in "iu":
+            raise TypeError(
+                _messages.array_refused(
+                    array.dtype, dtype=dtype, expected="integers (integer dtypes)"
+                )
+            )
+        if array.size and not np.can_cast(array.dtype, target, "safe"):
+            smallest, largest = int(array.min()), int(array.max())
+            if smallest < low or largest > high:
+                bad = smallest if smallest < low else largest
+                raise OverflowError(_messages.value_overflow(bad, dtype=dtype, limits=limits))
+        return array.astype(target), True
+
+    return StorageDType(
+        dtype=dtype,
+        numpy=to_numpy_dtype(dtype),
+        mlx=mlx,
+        python=int,
+        zero=0,
+        hole=0,
+        normalize=normalize,
+        fast_type=int,
+        fast_low=low,
+        fast_high=high,
+        vectorize=vectorize,
+        limits=limits,
+    )
+
+
+_F64_LIMITS: Final = "finite values of magnitude below 2**1024 - 2**970 (about 1.7976931e308)"
+
+
+def _real_kind(value: object) -> bool:
+    """Tell whether ``value`` is a real number the floating rules take."""
+    return not isinstance(value, _NOT_NUMBERS) and (
+        isinstance(value, (int, float, np.integer, np.floating)) or type(value) in _ML_FLOAT_TYPES
+    )
+
+
+def _float64_value(value: object, overflow: Callable[[object], Exception]) -> float:
+    """Return the nearest binary64 of the real ``value``, rounded once."""
+    if isinstance(value, (int, np.integer)):
+        try:
+            return float(operator.index(value))  # correctly rounded, half to even
+        except OverflowError:
+            raise overflow(value) from None
+    if isinstance(value, np.floating) and value.dtype.itemsize > 8:
+        if not np.isfinite(value):
+            return float(value)
+        try:
+            with np.errstate(over="raise"):
+                narrowed = np.float64(value)
+        except FloatingPointError:
+            raise overflow(value) from None
+        if np.isinf(narrowed):
+            raise overflow(value)
+        return float(narrowed)
+    return float(value)  # type: ignore[arg-type]
+
+
+def _float_array(
+    array: npt.NDArray[Any], target: np.dtype[Any], *, dtype: DType, kinds: str, expected: str
+) -> tuple[npt.NDArray[Any], bool]:
+    """Vectorized rule of Float64 and the complex dtypes: one cast, an overflow raises."""
+    if array.dtype == target:
+        return array, False
+    if array.dtype.kind not in kinds and array.dtype not in _ML_FLOAT_DTYPES:
+        raise TypeError(_messages.array_refused(array.dtype, dtype=dtype, expected=expected))
+    try:
+        with np.errstate(over="raise", invalid="ignore"):
+            return array.astype(target), True
+    except FloatingPointError:
+        raise OverflowError(
+            _messages.value_overflow(f"an array of {array.dtype}", dtype=dtype, limits=expected)
+        ) from None
+
+
+def _float64_row(dtype: DType) -> StorageDType:
+    def overflow(value: object) -> OverflowError:
+        return OverflowError(_messages.value_overflow(value, dtype=dtype, limits=_F64_LIMITS))
+
+    def normalize(value: object) -> float:
+        if type(value) is float:
+            return value
+        if not _real_kind(value):
+            raise TypeError(
+                _messages.value_type(
+                    value,
+                    dtype=dtype,
+                    expected="real numbers: int, float, numpy integer or floating scalars "
+                    "(longdouble included) and the ml_dtypes floats",
+                    fix="Convert with float(...); bool, complex, timedelta64 and datetime64 "
+                    "values are not real numbers here.",
+                )
+            )
+        return _float64_value(value, overflow)
+
+    def vectorize(array: npt.NDArray[Any], target: np.dtype[Any]) -> tuple[npt.NDArray[Any], bool]:
+        return _float_array(
+            array,
+            target,
+            dtype=dtype,
+            kinds="fiu",
+            expected="real numbers (integer, floating or ml_dtypes float dtypes)",
+        )
+
+    return StorageDType(
+        dtype=dtype,
+        numpy=to_numpy_dtype(dtype),
+        mlx="float64",
+        python=float,
+        zero=0.0,
+        hole=0.0,
+        normalize=normalize,
+        fast_type=float,
+        fast_low=-math.inf,
+        fast_high=math.inf,
+        vectorize=vectorize,
+        limits=_F64_LIMITS,
+    )
+
+
+def _complex_row(dtype: DType, *, single: bool) -> StorageDType:
+    limits = (
+        f"complex numbers whose parts are {_F32_LIMITS}"
+        if single
+        else f"complex numbers whose parts are {_F64_LIMITS}"
+    )
+
+    def overflow(value: object) -> OverflowError:
+        return OverflowError(_messages.value_overflow(value, dtype=dtype, limits=limits))
+
+    def part(value: object, whole: object) -> float:
+        if not single:
+            return _float64_value(value, lambda _: overflow(whole))
+        try:
+            return _float32(value)
+        except OverflowError:
+            raise overflow(whole) from None
+
+    def normalize(value: object) -> complex:
+        if isinstance(value, (complex, np.complexfloating)):
+            return complex(part(value.real, value), part(value.imag, value))
+        if not _real_kind(value):
+            raise TypeError(
+                _messages.value_type(
+                    value,
+                    dtype=dtype,
+                    expected="complex and real numbers: complex, int, float and NumPy "
+                    "complex, integer and floating scalars",
+                    fix="Convert with complex(...); bool, str, timedelta64 and datetime64 "
+                    "values are refused.",
+                )
+            )
+        return complex(part(value, value), 0.0)
+
+    def vectorize(array: npt.NDArray[Any], target: np.dtype[Any]) -> tuple[npt.NDArray[Any], bool]:
+        return _float_array(
+            array,
+            target,
+            dtype=dtype,
+            kinds="fiuc",
+            expected="complex or real numbers (complex, integer, floating or ml_dtypes "
+            "float dtypes)",
+        )
+
+    return StorageDType(
+        dtype=dtype,
+        numpy=to_numpy_dtype(dtype),
+        mlx="complex64" if single else "",
+        python=complex,
+        zero=0j,
+        hole=0j,
+        normalize=normalize,
+        fast_type=_NoFastPath,
+        fast_low=None,
+        fast_high=None,
+        vectorize=vectorize,
+        limits=limits,
+    )
+
+
+#: How to build the row of each standard dtype no spec carrier stores, by name.
+_EXTENSION_RULES: Final[dict[str, Callable[[DType], StorageDType]]] = {
+    "Int8": lambda d: _integer_row(d, -(2**7), 2**7 - 1, "int8"),
+    "Int16": lambda d: _integer_row(d, -(2**15), 2**15 - 1, "int16"),
+    "Int64": lambda d: _integer_row(d, -(2**63), 2**63 - 1, "int64"),
+    "UInt8": lambda d: _integer_row(d, 0, 2**8 - 1, "uint8"),
+    "UInt16": lambda d: _integer_row(d, 0, 2**16 - 1, "uint16"),
+    "UInt32": lambda d: _integer_row(d, 0, 2**32 - 1, "uint32"),
+    "UInt64": lambda d: _integer_row(d, 0, 2**64 - 1, "uint64"),
+    "Float64": _float64_row,
+    "Complex64": lambda d: _complex_row(d, single=True),
+    "Complex128": lambda d: _complex_row(d, single=False),
+}
+
+#: Names of the dtypes only extension carriers store, in the standard's order.
+EXTENSION_ROW_NAMES: Final[tuple[str, ...]] = tuple(_EXTENSION_RULES)
+
+_EXTENSION_ROWS: dict[DType, StorageDType] = {}
+
+
+def extension_row(dtype: object) -> StorageDType | None:
+    """Return the row of a standard dtype that only extension carriers store, or ``None``.
+
+    Parameters
+    ----------
+    dtype : object
+        Any object.
+
+    Returns
+    -------
+    StorageDType or None
+        The row (built once, on first request) when ``dtype`` is the registered
+        standard descriptor of one of :data:`EXTENSION_ROW_NAMES`; ``None`` otherwise,
+        e.g. for a user's descriptor of the same name with another structure.
+    """
+    row: StorageDType | None = _EXTENSION_ROWS.get(dtype)  # type: ignore[call-overload]
+    if row is not None:
+        return row
+    if not isinstance(dtype, DType) or dtype.name not in _EXTENSION_RULES:
+        return None
+    if not is_standard(dtype):
+        return None
+    return _EXTENSION_ROWS.setdefault(dtype, _EXTENSION_RULES[dtype.name](dtype))
+
+
 def storage_row(dtype: object) -> StorageDType:
     """Return the row of storage dtype ``dtype`` (matched by identity).
 
@@ -405,11 +689,15 @@ def storage_row(dtype: object) -> StorageDType:
     Raises
     ------
     ValueError
-        If no row holds ``dtype`` (a category, a compound, another simple dtype).
+        If no row holds ``dtype`` (a category, a compound, another simple dtype); the
+        standard's extension rows (:func:`extension_row`) count once registered.
     """
     for row in ROWS:
         if row.dtype is dtype:
             return row
+    extension = extension_row(dtype)
+    if extension is not None:
+        return extension
     raise ValueError(_messages.no_storage_row(dtype, [row.dtype for row in ROWS]))
 
 
@@ -430,3 +718,24 @@ def row_for_numpy(np_dtype: np.dtype[Any]) -> StorageDType | None:
         if row.numpy == np_dtype and np_dtype.isnative:
             return row
     return None
+
+
+def extension_row_for_numpy(np_dtype: np.dtype[Any]) -> StorageDType | None:
+    """Return the row storing ``np_dtype``: a spec row, else a registered extension row.
+
+    Parameters
+    ----------
+    np_dtype : numpy.dtype
+        A NumPy dtype (native byte order matches; a swapped one does not).
+
+    Returns
+    -------
+    StorageDType or None
+        The row storing exactly that NumPy dtype, or ``None`` (also while the standard
+        dtypes are not registered).
+    """
+    row = row_for_numpy(np_dtype)
+    if row is not None:
+        return row
+    dtype = standard_dtype_for_numpy(np_dtype)
+    return None if dtype is None else extension_row(dtype)

@@ -64,6 +64,11 @@ def _cmd_info(args: argparse.Namespace) -> int:
     print("carriers:")
     for line in carrier_availability():
         print(line)
+    print(
+        "extension carriers (the array API standard's other dtypes; registered by stridewave.array_api):"
+    )
+    for line in extension_carriers():
+        print(line)
     from stridewave.carriers._base import SCALAR_PATH
 
     print(f"scalar paths (get_value, set_value, carrier[i]): {SCALAR_PATH}")
@@ -99,6 +104,35 @@ def carrier_availability() -> list[str]:
             f"  {kind.__name__:<11} {'available' if ok else 'unavailable'}: {why} "
             f"[scatter: {scatter}; secondary: {secondary}; numpy.asarray: {export}]"
         )
+    return lines
+
+
+def extension_carriers() -> list[str]:
+    """Return one line per extension carrier kind: its device, availability and dtypes.
+
+    Imports the extension carriers, which registers the array API standard's dtypes
+    in this process (after the dtype table above was printed).
+
+    Returns
+    -------
+    list of str
+        E.g. ``"  CPUExtension        CPU device, available: Bool, Int8, ..., Complex128"``
+        for each of ``stridewave.carriers._extension.EXTENSION_KINDS``.
+    """
+    from stridewave.carriers._extension import (
+        EXTENSION_CARRIERS,
+        EXTENSION_KINDS,
+        device_storage_dtypes,
+    )
+
+    devices = {cls: device for device, cls in EXTENSION_CARRIERS.items()}
+    lines = []
+    for kind in EXTENSION_KINDS:
+        ok, why = kind._availability()
+        device = devices[kind]
+        state = "available" if ok else f"unavailable ({why})"
+        stored = ", ".join(d.name for d in device_storage_dtypes(device))
+        lines.append(f"  {kind.__name__:<19} {device} device, {state}: {stored}")
     return lines
 
 

@@ -11,7 +11,8 @@ Spec: "Pickle reconstruction preserves receiving-process identity".
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, NoReturn
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from stridewave.dtypes import _messages, _registry
 from stridewave.dtypes._structure import mentions, same_structure
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from stridewave.dtypes._model import DType
 
 __all__ = [
+    "RESOLVERS",
     "UnresolvedDType",
     "pickled_by_distributed",
     "reconstruct_dtype",
@@ -29,6 +31,12 @@ __all__ = [
 ]
 
 _DISTRIBUTED_PICKLE = "distributed.protocol.pickle"
+
+#: Descriptors that unpickle through their own resolvers instead of
+#: :func:`reconstruct_dtype` (and :func:`reconstruct_on_worker` on a Dask worker): the
+#: standard extensions, whose resolvers register them in the receiving process first
+#: (:mod:`stridewave.dtypes._standard`). Keyed by identity; filled on registration.
+RESOLVERS: dict[Any, tuple[Callable[..., Any], Callable[..., Any]]] = {}
 
 
 def reconstruct_dtype(kind: object, name: object, structure: object) -> DType:

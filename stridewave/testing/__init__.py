@@ -19,6 +19,7 @@ Importing this module needs pytest and hypothesis (``pip install
 from stridewave.testing import strategies
 from stridewave.testing._base import KindTests
 from stridewave.testing._contract import CarrierTests, EvictableTests
+from stridewave.testing._extension_kinds import extension_kinds
 from stridewave.testing._kinds import (
     BUILTIN_KINDS,
     NPY_FILE_KIND,
@@ -47,6 +48,7 @@ __all__ = [
     "builtin_dtypes",
     "carrier_machine",
     "evictable_machine",
+    "extension_kinds",
     "fresh_name",
     "raw_values",
     "strategies",

@@ -131,7 +131,7 @@ class Kind:
 
 def _raw_via_pointer(carrier: Carrier) -> list[object]:
     assert isinstance(carrier, CPU)
-    dtype = np.dtype(_NP[carrier.dtype()])
+    dtype = carrier.dtype().dtype  # the descriptor's NumPy dtype (extension ones too)
     n = carrier.size()
     buffer = (ctypes.c_char * (n * dtype.itemsize)).from_address(carrier.pointer())
     values: list[object] = np.frombuffer(buffer, dtype=dtype, count=n).tolist()  # type: ignore[call-overload]
@@ -145,8 +145,8 @@ def _raw_generic(carrier: Carrier) -> list[object]:
 
 def _raw_file(carrier: Carrier) -> list[object]:
     assert isinstance(carrier, FileBacked)
-    codes: dict[DType, str] = {F32: "<f4", I32: "<i4"}
-    values: list[object] = np.fromfile(carrier.path, dtype=codes[carrier.dtype()]).tolist()
+    stored = carrier.dtype().dtype.newbyteorder("<")  # raw little-endian values
+    values: list[object] = np.fromfile(carrier.path, dtype=stored).tolist()
     return values
 
 

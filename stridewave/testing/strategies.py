@@ -12,6 +12,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from stridewave.dtypes import DType
+from stridewave.dtypes._standard import is_standard
 from stridewave.layout import Layout
 
 __all__ = ["injective_layouts", "layouts", "refused_values", "values"]
@@ -28,25 +29,65 @@ _REFUSED: dict[DType, st.SearchStrategy[Any]] = {
 }
 
 
+#: Integer ranges of the array API standard's other integer dtypes, by name.
+_INTEGER_RANGES: dict[str, tuple[int, int]] = {
+    "Int8": (-(2**7), 2**7 - 1),
+    "Int16": (-(2**15), 2**15 - 1),
+    "Int64": (-(2**63), 2**63 - 1),
+    "UInt8": (0, 2**8 - 1),
+    "UInt16": (0, 2**16 - 1),
+    "UInt32": (0, 2**32 - 1),
+    "UInt64": (0, 2**64 - 1),
+}
+
+
+def _standard(dtype: DType) -> tuple[st.SearchStrategy[Any], st.SearchStrategy[Any]] | None:
+    """Return ``(values, refused)`` of a registered standard extension dtype, or ``None``."""
+    if not is_standard(dtype):
+        return None
+    name = dtype.name
+    if name in _INTEGER_RANGES:
+        low, high = _INTEGER_RANGES[name]
+        return st.integers(low, high), st.sampled_from([1.0, True, "1", None, high + 1, low - 1])
+    if name == "Float64":
+        return st.floats(allow_nan=False), st.sampled_from([True, "1.0", None, 1j, 2**1024])
+    if name == "Complex64":
+        return (
+            st.complex_numbers(width=64, allow_nan=False),
+            st.sampled_from([True, "1", None, 1e39, complex(0, -1e39)]),
+        )
+    if name == "Complex128":
+        return st.complex_numbers(allow_nan=False), st.sampled_from([True, "1", None, 2**1024])
+    return None
+
+
 def values(dtype: DType) -> st.SearchStrategy[Any]:
     """Draw Python scalars that a carrier of ``dtype`` stores and reads back exactly.
 
     Parameters
     ----------
     dtype : DType
-        ``DType.Float32``, ``DType.Int32`` or ``DType.Bool``.
+        ``DType.Float32``, ``DType.Int32``, ``DType.Bool``, or another of the array API
+        standard's dtypes once registered (``stridewave.dtypes.register_standard_dtypes``).
 
     Returns
     -------
     hypothesis.strategies.SearchStrategy
-        Binary32-exact floats (no NaN), int32 integers, or bools.
+        Binary32-exact floats (no NaN), int32 integers, or bools; for the others,
+        integers of the dtype's range, floats, or complex numbers of the dtype's width.
 
     Raises
     ------
     KeyError
-        If ``dtype`` is none of the three storage dtypes above.
+        If ``dtype`` is none of the storage dtypes above.
     """
-    return _VALUES[dtype]
+    found = _VALUES.get(dtype)
+    if found is None:
+        standard = _standard(dtype)
+        if standard is None:
+            raise KeyError(dtype)
+        found = standard[0]
+    return found
 
 
 def refused_values(dtype: DType) -> st.SearchStrategy[Any]:
@@ -55,7 +96,8 @@ def refused_values(dtype: DType) -> st.SearchStrategy[Any]:
     Parameters
     ----------
     dtype : DType
-        ``DType.Float32``, ``DType.Int32`` or ``DType.Bool``.
+        ``DType.Float32``, ``DType.Int32``, ``DType.Bool``, or another registered
+        standard dtype.
 
     Returns
     -------
@@ -65,9 +107,15 @@ def refused_values(dtype: DType) -> st.SearchStrategy[Any]:
     Raises
     ------
     KeyError
-        If ``dtype`` is none of the three storage dtypes above.
+        If ``dtype`` is none of the storage dtypes above.
     """
-    return _REFUSED[dtype]
+    found = _REFUSED.get(dtype)
+    if found is None:
+        standard = _standard(dtype)
+        if standard is None:
+            raise KeyError(dtype)
+        found = standard[1]
+    return found
 
 
 @st.composite

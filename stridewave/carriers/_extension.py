@@ -1,0 +1,389 @@
+"""Extension carriers: the array API standard's dtypes on every device that has them.
+
+The five spec carriers keep exactly the storage sets the carrier spec gives them
+(``CPU``, ``Generic`` and ``Metal``: Float32, Int32, Bool; ``FileBacked``: Float32,
+Int32). The standard's other dtypes live in one extension carrier per device, a
+subclass of that device's spec carrier with a widened storage set (the spec allows a
+custom carrier to widen its support): the same lifecycle mixin, version counter,
+ownership, release, scatter, ``new_like``/``allocate_like`` and value normalization,
+whose rules are rows of the one storage-dtype table
+(:mod:`stridewave.carriers._storage_dtypes`).
+
+================================  ======================  ==================================
+extension carrier                 backend                 storage dtypes
+================================  ======================  ==================================
+:class:`GenericExtension`         1-D ``numpy.ndarray``   all thirteen
+:class:`CPUExtension`             1-D ``numpy.ndarray``   all thirteen
+:class:`FileBackedExtension`      1-D ``numpy.memmap``    all thirteen (raw little-endian)
+:class:`MetalExtension`           1-D ``mlx.core.array``  what MLX has on the device: on a
+                                                          GPU all but Float64 and
+                                                          Complex128; on MLX's CPU device
+                                                          all but Complex128
+================================  ======================  ==================================
+
+Importing this module registers the standard's extension descriptors
+(:func:`stridewave.dtypes.register_standard_dtypes`); ``import stridewave`` never
+imports it. The array API namespace does, and so does unpickling an extension carrier.
+
+The lookup the array API namespace uses: :func:`carrier_for` (device name and dtype to
+the carrier class that stores it, the spec carrier first) and
+:func:`device_storage_dtypes` (the dtypes a device stores).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any, ClassVar, Final
+
+from typing_extensions import override
+
+from stridewave.carriers._base import Carrier
+from stridewave.carriers._cpu import CPU
+from stridewave.carriers._evictable import Evictable
+from stridewave.carriers._file_backed import FileBacked
+from stridewave.carriers._generic import Generic
+from stridewave.carriers._metal import Metal, _import_mlx, _select_device
+from stridewave.carriers._npy_file import NpyFile
+from stridewave.carriers._storage_dtypes import extension_row_for_numpy
+from stridewave.dtypes import DType, register_standard_dtypes
+
+__all__ = [
+    "DEVICES",
+    "EXTENSION_CARRIERS",
+    "EXTENSION_KINDS",
+    "SPEC_CARRIERS",
+    "CPUExtension",
+    "FileBackedExtension",
+    "GenericExtension",
+    "MetalExtension",
+    "carrier_for",
+    "device_of",
+    "device_storage_dtypes",
+    "metal_storage_dtypes",
+]
+
+_STANDARD: Final[Mapping[str, DType]] = register_standard_dtypes()
+
+#: The thirteen, in the standard's order.
+_ALL: Final[tuple[DType, ...]] = tuple(_STANDARD.values())
+_F64, _C128 = _STANDARD["float64"], _STANDARD["complex128"]
+#: What MLX stores on its CPU device (it has no complex128), and on a GPU (no float64).
+_MLX_CPU: Final[tuple[DType, ...]] = tuple(d for d in _ALL if d is not _C128)
+_MLX_GPU: Final[tuple[DType, ...]] = tuple(d for d in _MLX_CPU if d is not _F64)
+
+
+class GenericExtension(Generic):
+    """A :class:`~stridewave.Generic` that stores every dtype of the array API standard.
+
+    Parameters
+    ----------
+    values : iterable
+        Ordered slot values, consumed once and normalized (as for ``Generic``).
+    mutable : bool, optional
+        Intrinsic mutability (default ``True``).
+    dtype : DType
+        Required, keyword-only: one of the thirteen standard dtypes.
+
+    Raises
+    ------
+    TypeError
+        If ``dtype`` is missing or not a DType, ``values`` is not iterable, or a value
+        is refused by the dtype's row of the storage-dtype table.
+    ValueError
+        If ``dtype`` is another descriptor (categories and compound dtypes included).
+    OverflowError
+        If a value is out of the dtype's range.
+
+    Notes
+    -----
+    CONTRACT section 9, "Storage for them": the Generic device's extension carrier.
+    """
+
+    _SUPPORTED_STORAGE: ClassVar[tuple[DType, ...] | None] = _ALL
+    _CONSTRUCTIBLE_STORAGE: ClassVar[tuple[DType, ...] | None] = _ALL
+
+
+class CPUExtension(CPU):
+    """A :class:`~stridewave.CPU` that stores every dtype of the array API standard.
+
+    Parameters
+    ----------
+    size : int-like
+        Number of slots (elements), ``>= 0``.
+    pointer : int or None, optional
+        ``None`` (default) owns a new allocation; a positive address wraps memory, as
+        for ``CPU``.
+    mutable : bool, optional
+        Intrinsic mutability (default ``True``).
+    dtype : DType, optional
+        One of the thirteen standard dtypes (default ``DType.Float32``).
+    empty : bool, optional
+        Skip zero-initialization of an owned allocation (default ``False``).
+
+    Raises
+    ------
+    TypeError
+        If ``size`` or ``pointer`` is not an integer, ``dtype`` is not a DType, or a
+        flag is not a bool.
+    ValueError
+        If ``size`` is negative, ``pointer`` is not positive, or ``dtype`` is not one of
+        the thirteen.
+
+    Notes
+    -----
+    CONTRACT section 9, "Storage for them": the CPU device's extension carrier.
+    ``CPUExtension.from_numpy`` wraps an array of any of the thirteen NumPy dtypes.
+    """
+
+    _SUPPORTED_STORAGE: ClassVar[tuple[DType, ...] | None] = _ALL
+    _CONSTRUCTIBLE_STORAGE: ClassVar[tuple[DType, ...] | None] = _ALL
+    _row_for_numpy = staticmethod(extension_row_for_numpy)
+
+
+class FileBackedExtension(FileBacked):
+    """A :class:`~stridewave.FileBacked` that stores every dtype of the array API standard.
+
+    Parameters
+    ----------
+    filename : str or None, optional
+        A bare file name in the session directory; ``None`` (default) generates one.
+    mutable : bool, optional
+        Intrinsic mutability (default ``True``).
+    dtype : DType
+        Required, keyword-only: one of the thirteen standard dtypes, stored as raw
+        little-endian values (Bool one byte per slot, complex as two parts).
+
+    Raises
+    ------
+    TypeError
+        If ``dtype`` is missing or not a DType, or ``mutable`` is not a bool.
+    ValueError
+        If ``filename`` has path components or exists already, or ``dtype`` is not one of
+        the thirteen.
+
+    Notes
+    -----
+    CONTRACT section 9, "Storage for them": the FileBacked device's extension carrier;
+    like ``FileBacked`` it does not scatter.
+    """
+
+    _SUPPORTED_STORAGE: ClassVar[tuple[DType, ...] | None] = _ALL
+    _CONSTRUCTIBLE_STORAGE: ClassVar[tuple[DType, ...] | None] = _ALL
+
+
+def metal_storage_dtypes() -> tuple[DType, ...]:
+    """Return the standard dtypes MLX stores on this process's Metal device.
+
+    Asked afresh on each call (``STRIDEWAVE_METAL_DEVICE`` may change).
+
+    Returns
+    -------
+    tuple of DType
+        On a GPU, all but Float64 and Complex128; on MLX's CPU device, all but
+        Complex128; where Metal cannot run here (no MLX, no device), the CPU device's
+        set (what MLX can store at all).
+    """
+    try:
+        mx = _import_mlx()
+        device, _name = _select_device(mx)
+    except RuntimeError:
+        return _MLX_CPU
+    return _MLX_CPU if device.type == mx.cpu else _MLX_GPU
+
+
+class MetalExtension(Metal):
+    """A :class:`~stridewave.Metal` that stores every dtype MLX has on its device.
+
+    Parameters
+    ----------
+    size : int-like
+        Number of slots (elements), ``>= 0``.
+    mutable : bool, optional
+        Intrinsic mutability (default ``True``).
+    dtype : DType, optional
+        One of :func:`metal_storage_dtypes` (default ``DType.Float32``).
+    empty : bool, optional
+        Allow skipping initialization (default ``False``).
+
+    Raises
+    ------
+    TypeError
+        If ``size`` is not an integer, ``dtype`` is not a DType, or a flag is not a
+        bool.
+    ValueError
+        If ``size`` is negative, or ``dtype`` is not stored by MLX on this device
+        (Complex128 anywhere; Float64 on a GPU).
+    RuntimeError
+        If MLX or its device is not available (as for ``Metal``).
+
+    Notes
+    -----
+    CONTRACT section 9, "Storage for them": the Metal device's extension carrier.
+    ``supports_storage_dtype`` answers for the device this process selected.
+    """
+
+    _SUPPORTED_STORAGE: ClassVar[tuple[DType, ...] | None] = _MLX_CPU
+    _CONSTRUCTIBLE_STORAGE: ClassVar[tuple[DType, ...] | None] = _MLX_CPU
+
+    @override
+    def _device_storage_dtypes(self) -> tuple[DType, ...]:
+        return metal_storage_dtypes()
+
+    @override
+    def _supported_storage_dtypes(self) -> tuple[DType, ...]:
+        return metal_storage_dtypes()
+
+    @override
+    def _constructible_storage_dtypes(self) -> tuple[DType, ...]:
+        return metal_storage_dtypes()
+
+
+#: The device names, as ``stridewave.array_api`` spells its devices.
+DEVICES: Final[tuple[str, ...]] = ("CPU", "FileBacked", "Generic", "Metal")
+
+#: The spec carrier of each device.
+SPEC_CARRIERS: Final[Mapping[str, type[Carrier]]] = MappingProxyType(
+    {"CPU": CPU, "FileBacked": FileBacked, "Generic": Generic, "Metal": Metal}
+)
+
+#: The extension carrier of each device.
+EXTENSION_CARRIERS: Final[Mapping[str, type[Carrier]]] = MappingProxyType(
+    {
+        "CPU": CPUExtension,
+        "FileBacked": FileBackedExtension,
+        "Generic": GenericExtension,
+        "Metal": MetalExtension,
+    }
+)
+
+#: The extension carrier kinds, in the order ``python -m stridewave info`` lists them.
+EXTENSION_KINDS: Final[tuple[type[Carrier], ...]] = (
+    GenericExtension,
+    CPUExtension,
+    FileBackedExtension,
+    MetalExtension,
+)
+
+
+def _device(device: object) -> str:
+    if type(device) is not str or device not in SPEC_CARRIERS:
+        raise ValueError(
+            f"unknown device {device!r}; expected one of {', '.join(map(repr, DEVICES))}."
+        )
+    return device
+
+
+def _spec_dtypes(device: str) -> tuple[DType, ...]:
+    table: Any = SPEC_CARRIERS[device]._CONSTRUCTIBLE_STORAGE
+    return tuple(table)
+
+
+def device_storage_dtypes(device: str) -> tuple[DType, ...]:
+    """Return the standard dtypes a device stores, in the standard's order.
+
+    Parameters
+    ----------
+    device : str
+        ``"CPU"``, ``"FileBacked"``, ``"Generic"`` or ``"Metal"``.
+
+    Returns
+    -------
+    tuple of DType
+        All thirteen on the host devices; on ``"Metal"``, :func:`metal_storage_dtypes`.
+
+    Raises
+    ------
+    ValueError
+        If ``device`` is not one of :data:`DEVICES`.
+    """
+    name = _device(device)
+    if name == "Metal":
+        return metal_storage_dtypes()
+    extension: Any = EXTENSION_CARRIERS[name]._CONSTRUCTIBLE_STORAGE
+    return tuple(extension)
+
+
+def carrier_for(device: str, dtype: DType) -> type[Carrier]:
+    """Return the carrier class that stores ``dtype`` on ``device``.
+
+    Parameters
+    ----------
+    device : str
+        ``"CPU"``, ``"FileBacked"``, ``"Generic"`` or ``"Metal"``.
+    dtype : DType
+        One of the thirteen standard dtypes.
+
+    Returns
+    -------
+    type of Carrier
+        The device's spec carrier when it stores ``dtype`` (e.g. ``CPU`` for Float32),
+        else its extension carrier (e.g. ``CPUExtension`` for Int64).
+
+    Raises
+    ------
+    ValueError
+        If ``device`` is not one of :data:`DEVICES`.
+    TypeError
+        If ``dtype`` is not a DType, or the device does not store it; the message
+        names the device, the dtypes it has and a device that has ``dtype``.
+    """
+    name = _device(device)
+    if not isinstance(dtype, DType):
+        raise TypeError(
+            f"carrier_for() takes a DType; got {dtype!r} ({type(dtype).__name__}). Pass one "
+            f"of the standard dtypes, e.g. DType.Float32."
+        )
+    if any(dtype is d for d in _spec_dtypes(name)):
+        return SPEC_CARRIERS[name]
+    has = device_storage_dtypes(name)
+    if any(dtype is d for d in has):
+        return EXTENSION_CARRIERS[name]
+    others = [d for d in DEVICES if d != name and any(dtype is x for x in device_storage_dtypes(d))]
+    where = (
+        f"; device {others[0]!r} has it: move the data there (x.to_device({others[0]!r})) "
+        f"or ask for one of the dtypes above"
+        if others
+        else "; no device stores it"
+    )
+    raise TypeError(
+        f"device {name!r} does not store {dtype!r}. It stores "
+        f"{', '.join(d.name for d in has)}{where}."
+    )
+
+
+def device_of(carrier: Carrier) -> str:
+    """Return the device (the place) whose storage ``carrier`` is, whatever its class.
+
+    Parameters
+    ----------
+    carrier : Carrier
+        A carrier of a shipped kind or an extension carrier.
+
+    Returns
+    -------
+    str
+        ``"CPU"`` for CPU and CPUExtension, ``"FileBacked"`` for FileBacked,
+        FileBackedExtension and NpyFile (a user's opened ``.npy`` file), ``"Generic"``
+        for Generic and GenericExtension, ``"Metal"`` for Metal and MetalExtension; for
+        an Evictable, the device of its primary tier.
+
+    Raises
+    ------
+    TypeError
+        If ``carrier`` is not a carrier of one of these kinds (a user's own kind).
+    """
+    if isinstance(carrier, Evictable):
+        return device_of(carrier.primary)
+    for device, kinds in (
+        ("CPU", (CPU,)),
+        ("FileBacked", (FileBacked, NpyFile)),
+        ("Generic", (Generic,)),
+        ("Metal", (Metal,)),
+    ):
+        if isinstance(carrier, kinds):
+            return device
+    raise TypeError(
+        f"device_of() takes a carrier of a shipped kind (CPU, FileBacked, NpyFile, Generic, "
+        f"Metal, Evictable or their extensions); got {type(carrier).__name__}."
+    )

@@ -1,0 +1,346 @@
+"""The array API standard's thirteen dtypes as descriptors, registered on request.
+
+Five are built-ins of the dtype spec (``Bool``, ``Int8``, ``Int32``, ``Float32``,
+``Float64``); the other eight are simple extension descriptors, with one extension
+category::
+
+    Any
+    ├── Integer
+    │   ├── Int16      simple, 16 bits
+    │   ├── Int64      simple, 64 bits
+    │   ├── UInt8      simple,  8 bits   (unsigned: still beneath Integer)
+    │   ├── UInt16     simple, 16 bits
+    │   ├── UInt32     simple, 32 bits
+    │   └── UInt64     simple, 64 bits
+    └── Complex        category (an extension; never beneath Floating)
+        ├── Complex64  simple, 64 bits   two binary32 parts
+        └── Complex128 simple, 128 bits  two binary64 parts
+
+Nothing here registers at import: ``import stridewave`` registers exactly the
+built-ins. :func:`register_standard_dtypes` registers the extensions (the array API
+namespace calls it when it is first imported); a name already registered with the
+same structure is reused, and one registered with another structure makes the call
+fail with ``ValueError`` before anything is registered.
+
+Pickling: once registered, these descriptors pickle through :func:`resolve_standard`
+(and, to a Dask worker, :func:`resolve_standard_on_worker`), which registers the
+standard extensions in the receiving process first, so a fresh process unpickles them
+without importing anything; a receiving process that registered one of these names
+with another structure still refuses with ``ValueError`` (spec: "Pickle reconstruction
+preserves receiving-process identity").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Final
+
+import numpy as np
+
+from stridewave.dtypes import _pickle, _registry
+from stridewave.dtypes._model import DType, DTypeCategory, SimpleDType
+from stridewave.dtypes._pickle import UnresolvedDType, reconstruct_dtype, reconstruct_on_worker
+from stridewave.dtypes._structure import Structure, same_structure
+
+__all__ = [
+    "COMPLEX_CATEGORY",
+    "EXTENSION_NAMES",
+    "STANDARD_NAMES",
+    "is_standard",
+    "numpy_dtype_of",
+    "register_standard_dtypes",
+    "resolve_standard",
+    "resolve_standard_on_worker",
+    "standard_dtype_for_numpy",
+    "standard_dtypes",
+]
+
+#: Name of the extension category of the complex dtypes (beneath ``Any``).
+COMPLEX_CATEGORY: Final = "Complex"
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """One standard dtype: array API name, descriptor name, width, supertype, NumPy type."""
+
+    api: str
+    name: str
+    bits: int
+    supertype: str
+    numpy: str
+
+
+#: The thirteen, in the standard's order: (array API name, descriptor name, bits,
+#: supertype name, NumPy dtype name).
+_TABLE: Final[tuple[_Entry, ...]] = (
+    _Entry("bool", "Bool", 8, "Any", "bool"),
+    _Entry("int8", "Int8", 8, "Integer", "int8"),
+    _Entry("int16", "Int16", 16, "Integer", "int16"),
+    _Entry("int32", "Int32", 32, "Integer", "int32"),
+    _Entry("int64", "Int64", 64, "Integer", "int64"),
+    _Entry("uint8", "UInt8", 8, "Integer", "uint8"),
+    _Entry("uint16", "UInt16", 16, "Integer", "uint16"),
+    _Entry("uint32", "UInt32", 32, "Integer", "uint32"),
+    _Entry("uint64", "UInt64", 64, "Integer", "uint64"),
+    _Entry("float32", "Float32", 32, "Floating", "float32"),
+    _Entry("float64", "Float64", 64, "Floating", "float64"),
+    _Entry("complex64", "Complex64", 64, COMPLEX_CATEGORY, "complex64"),
+    _Entry("complex128", "Complex128", 128, COMPLEX_CATEGORY, "complex128"),
+)
+_BY_NAME: Final[dict[str, _Entry]] = {e.name: e for e in _TABLE}
+_BUILTIN: Final = frozenset({"Bool", "Int8", "Int32", "Float32", "Float64"})
+
+#: Descriptor names of the thirteen, in the standard's order (array API names are the
+#: keys of :func:`register_standard_dtypes`' result).
+STANDARD_NAMES: Final[tuple[str, ...]] = tuple(e.name for e in _TABLE)
+
+#: Names of the extension descriptors this module registers, in registration order
+#: (the category first).
+EXTENSION_NAMES: Final[tuple[str, ...]] = (
+    COMPLEX_CATEGORY,
+    *(e.name for e in _TABLE if e.name not in _BUILTIN),
+)
+
+
+def _expected(name: str) -> tuple[str, Structure]:
+    """Return ``(kind, structure)`` a standard extension ``name`` must have."""
+    if name == COMPLEX_CATEGORY:
+        return "category", ("category", COMPLEX_CATEGORY, DType.Any.structure(), ())
+    entry = _BY_NAME[name]
+    if entry.supertype == COMPLEX_CATEGORY:
+        sup = _expected(COMPLEX_CATEGORY)[1]
+    else:
+        sup = DType.from_name(entry.supertype).structure()
+    return "simple", ("simple", name, entry.bits, sup, ())
+
+
+def _matches(found: DType, name: str) -> bool:
+    kind, structure = _expected(name)
+    return found._sw_kind == kind and same_structure(found.structure(), structure)
+
+
+def _clash(found: DType, name: str) -> str:
+    kind, structure = _expected(name)
+    return (
+        f"cannot register the array API standard's dtypes: {name!r} is already registered "
+        f"as {found!r} with structure {found.structure()!r}, but the standard {kind} "
+        f"{name!r} has structure {structure!r}. Descriptor names are unique per process and "
+        f"cannot be unregistered: register your own dtype under another name (or with the "
+        f"standard's structure, which is then reused)."
+    )
+
+
+def _build(name: str) -> DType:
+    """Construct the standard extension ``name`` (its category exists already)."""
+    if name == COMPLEX_CATEGORY:
+        return DTypeCategory(COMPLEX_CATEGORY, supertype=DType.Any)
+    entry = _BY_NAME[name]
+    sup = DTypeCategory.from_name(entry.supertype)
+    return SimpleDType(name, bits=entry.bits, supertype=sup)
+
+
+def _register(names: tuple[str, ...]) -> None:
+    """Register the standard extensions ``names`` (dependencies first), all or none.
+
+    Checked under the registry's lock before anything is constructed, so a clash
+    leaves the registry as it was.
+    """
+    with _registry._LOCK:
+        present: dict[str, DType] = {}
+        for name in names:
+            found = _registry.lookup(name)
+            if found is None:
+                continue
+            if not _matches(found, name):
+                raise ValueError(_clash(found, name))
+            present[name] = found
+        for name in names:
+            descriptor = present.get(name) or _build(name)
+            _pickle.RESOLVERS[descriptor] = (resolve_standard, resolve_standard_on_worker)
+
+
+def register_standard_dtypes() -> Mapping[str, DType]:
+    """Register the array API standard's dtypes that are not built-ins, and return all 13.
+
+    Idempotent and thread-safe. The array API namespace calls it when it is first
+    imported; ``import stridewave`` never does.
+
+    Returns
+    -------
+    Mapping of str to DType
+        Read-only, in the standard's order: ``"bool"`` -> ``DType.Bool``, ``"int8"``,
+        ``"int16"``, ``"int32"``, ``"int64"``, ``"uint8"``, ``"uint16"``, ``"uint32"``,
+        ``"uint64"``, ``"float32"``, ``"float64"``, ``"complex64"``, ``"complex128"``
+        -> their descriptors (built-ins where the dtype spec has them).
+
+    Raises
+    ------
+    ValueError
+        If one of ``EXTENSION_NAMES`` is already registered with another kind or
+        structure; the message names both structures. Nothing is registered then.
+
+    Notes
+    -----
+    CONTRACT section 9, "Dtypes: the standard's thirteen". A name already registered
+    with the standard's structure (e.g. by another library, or the user) is reused.
+    """
+    _register(EXTENSION_NAMES)
+    return standard_dtypes()
+
+
+def standard_dtypes() -> Mapping[str, DType]:
+    """Return the thirteen standard descriptors by array API name, without registering.
+
+    Returns
+    -------
+    Mapping of str to DType
+        As :func:`register_standard_dtypes` returns it.
+
+    Raises
+    ------
+    LookupError
+        If the extensions are not registered yet (call
+        :func:`register_standard_dtypes` first).
+    """
+    missing = [n for n in EXTENSION_NAMES if _registry.lookup(n) is None]
+    if missing:
+        raise LookupError(
+            f"the array API standard's dtypes {missing} are not registered in this process; "
+            f"call stridewave.dtypes.register_standard_dtypes() (importing "
+            f"stridewave.array_api does) first."
+        )
+    return MappingProxyType({e.api: DType.from_name(e.name) for e in _TABLE})
+
+
+def is_standard(dtype: object) -> bool:
+    """Tell whether ``dtype`` is the registered descriptor of one of the thirteen.
+
+    Parameters
+    ----------
+    dtype : object
+        Any object.
+
+    Returns
+    -------
+    bool
+        True for the five built-ins and for a registered extension with the standard's
+        structure; False otherwise (categories included). Registers nothing.
+    """
+    if not isinstance(dtype, DType):
+        return False
+    descriptor: DType = dtype
+    entry = _BY_NAME.get(descriptor.name)
+    if entry is None or _registry.lookup(descriptor.name) is not descriptor:
+        return False
+    return entry.name in _BUILTIN or _matches(descriptor, entry.name)
+
+
+def numpy_dtype_of(dtype: DType) -> np.dtype[np.generic] | None:
+    """Return the NumPy dtype of a standard descriptor, or ``None`` for any other.
+
+    Parameters
+    ----------
+    dtype : DType
+        A descriptor.
+
+    Returns
+    -------
+    numpy.dtype or None
+        E.g. ``numpy.dtype("int64")`` for ``Int64``; ``None`` when :func:`is_standard`
+        is false.
+    """
+    if not is_standard(dtype):
+        return None
+    return np.dtype(_BY_NAME[dtype.name].numpy)
+
+
+def standard_dtype_for_numpy(np_dtype: np.dtype[np.generic]) -> DType | None:
+    """Return the registered standard descriptor storing ``np_dtype``, or ``None``.
+
+    Parameters
+    ----------
+    np_dtype : numpy.dtype
+        A native-order NumPy dtype.
+
+    Returns
+    -------
+    DType or None
+        The descriptor when it is registered (this registers nothing), else ``None``.
+    """
+    if not np_dtype.isnative:
+        return None
+    for entry in _TABLE:
+        if np.dtype(entry.numpy) == np_dtype:
+            found = _registry.lookup(entry.name)
+            return found if is_standard(found) else None
+    return None
+
+
+def _dependencies(name: object) -> tuple[str, ...]:
+    entry = _BY_NAME.get(name) if type(name) is str else None
+    if name == COMPLEX_CATEGORY:
+        return (COMPLEX_CATEGORY,)
+    if entry is None or entry.name in _BUILTIN:
+        return ()
+    return (COMPLEX_CATEGORY, entry.name) if entry.supertype == COMPLEX_CATEGORY else (entry.name,)
+
+
+def resolve_standard(kind: object, name: object, structure: object) -> DType:
+    """Unpickle a standard extension: register it here if needed, then resolve it.
+
+    The pickle recipe of the standard extensions; its import path is part of the
+    pickle format.
+
+    Parameters
+    ----------
+    kind : str
+        The descriptor kind recorded by the sender.
+    name : str
+        The registered name.
+    structure : tuple
+        The sender's complete structure.
+
+    Returns
+    -------
+    DType
+        This process's descriptor registered under ``name``.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is registered here with another structure (the registration or the
+        structure comparison refuses), as :func:`~stridewave.dtypes._pickle.reconstruct_dtype`.
+    LookupError
+        If ``name`` is not one of the standard extensions and is not registered here.
+    """
+    _register(_dependencies(name))
+    return reconstruct_dtype(kind, name, structure)
+
+
+def resolve_standard_on_worker(
+    kind: object, name: object, structure: object
+) -> DType | UnresolvedDType:
+    """Unpickle a standard extension sent by Dask's ``distributed``: register, then resolve.
+
+    Parameters
+    ----------
+    kind : str
+        The descriptor kind recorded by the sender.
+    name : str
+        The registered name.
+    structure : tuple
+        The sender's complete structure.
+
+    Returns
+    -------
+    DType or UnresolvedDType
+        The registered identity, or a stand-in whose every use raises the
+        ``ValueError`` a clash raised (the worker's connection stays up).
+    """
+    try:
+        _register(_dependencies(name))
+    except ValueError as exc:
+        return UnresolvedDType(exc)
+    return reconstruct_on_worker(kind, name, structure)
