@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import subprocess
 import sys
 import zipfile
@@ -361,3 +362,34 @@ def test_the_library_never_imports_the_command_line_dependencies() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"
+
+
+INTERRUPT_AT_EVICT = """
+import os, signal, sys
+import stridewave.cli._demo as demo
+step = demo.Report.step
+def interrupting(self, name, seconds, text):
+    step(self, name, seconds, text)
+    if name == "evict":
+        os.kill(os.getpid(), signal.SIGINT)
+demo.Report.step = interrupting
+from stridewave.cli._main import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_ctrl_c_prints_one_line_exits_130_and_leaves_no_file(tmp_path: Path) -> None:
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    proc = subprocess.run(
+        [sys.executable, "-c", INTERRUPT_AT_EVICT, "demo", "--no-metal"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, "TMPDIR": str(tmp)},
+    )
+    assert "  evict" in proc.stdout  # interrupted with a FileBacked tier alive
+    assert proc.returncode == 130
+    assert proc.stderr.splitlines() == ["python -m stridewave demo: interrupted"]
+    assert list(tmp.iterdir()) == []
