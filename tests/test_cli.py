@@ -269,7 +269,7 @@ def test_version_flag_and_a_quiet_broken_pipe() -> None:
         (b"a;b\n1;2\n3;4\n", "2 rows x 2 columns (a, b)", ["delimiter ';' detected"]),
         (b"a\tb\n1\t2\n3\t4\n", "2 rows x 2 columns (a, b)", ["delimiter '\\t' detected"]),
         (b"date,co2\n2021-01-02,415.1\n2021-01-09,415.4\n", "2 rows x 1 column (co2)",
-         ["column 'date' skipped: not numeric (e.g. '2021-01-02')"]),
+         ["column 'date' left out: holds dates (e.g. '2021-01-02')"]),
         (b"x;y\n1,5;2\n3;4,25\n", "2 rows x 2 columns (x, y)",
          ["delimiter ';' detected", "decimal comma detected"]),
         (b"1,2\n3\n", "2 rows x 2 columns (col0, col1)", ["1 missing value"]),
