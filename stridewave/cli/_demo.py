@@ -408,27 +408,38 @@ class Sample:
     ----------
     columns : numpy.ndarray of intp
         The columns read, in order.
-    rows : numpy.ndarray of intp or None
-        The positions read in each of those columns (runs of ``block`` consecutive
-        values starting on multiples of ``block``); None for every row.
+    starts : numpy.ndarray of intp or None
+        The first position of each run read in each of those columns (runs of
+        ``run`` consecutive values); None for every row.
+    run : int
+        Values per run.
     description : str
         What the sample is, for the report.
     """
 
     columns: npt.NDArray[np.intp]
-    rows: npt.NDArray[np.intp] | None
+    starts: npt.NDArray[np.intp] | None
+    run: int
     description: str
 
     @property
     def whole(self) -> bool:
         """Whether the sample is the whole table."""
-        return self.rows is None
+        return self.starts is None
+
+    def positions(self, runs: slice = slice(None)) -> npt.NDArray[np.intp] | slice:
+        """Return the row positions of the runs ``runs`` (all rows, as a slice, if whole)."""
+        if self.starts is None:
+            return slice(None)
+        picked = self.starts[runs]
+        return (picked[:, None] + np.arange(self.run)).reshape(-1)
 
     def take(self, table: npt.NDArray[Any]) -> npt.NDArray[Any]:
         """Return the sampled values of ``table`` (shape ``(cols, rows)``) as a new array."""
-        if self.rows is None:
+        rows = self.positions()
+        if isinstance(rows, slice):
             return table[self.columns]
-        return table[np.ix_(self.columns, self.rows)]
+        return table[np.ix_(self.columns, rows)]
 
 
 def block_sample(shape: tuple[int, int], budget: int, *, block: int = MX_BLOCK) -> Sample:
@@ -455,7 +466,7 @@ def block_sample(shape: tuple[int, int], budget: int, *, block: int = MX_BLOCK) 
     cols, rows = shape
     total = cols * rows
     if total <= budget:
-        return Sample(np.arange(cols), None, f"all {_plural(total, 'value')}")
+        return Sample(np.arange(cols), None, rows, f"all {_plural(total, 'value')}")
     run = max(1, min(block, rows))
     kept = np.arange(cols)
     if cols * run > budget:  # too many columns for one run each: spread the columns
@@ -464,16 +475,16 @@ def block_sample(shape: tuple[int, int], budget: int, *, block: int = MX_BLOCK) 
     whole = max(1, rows // run)
     per_column = max(1, min(whole, budget // (run * kept.size)))
     starts = (np.arange(per_column) * whole // per_column) * run
-    positions = (starts[:, None] + np.arange(run)).reshape(-1)
     of_cols = (
         f"each of {_plural(cols, 'column')}"
         if kept.size == cols
         else f"{kept.size:,} evenly spaced columns of {cols:,}"
     )
-    size = kept.size * positions.size
+    size = kept.size * per_column * run
     return Sample(
         kept,
-        positions,
+        starts,
+        run,
         f"a sample of {size:,} of the {total:,} values: {per_column:,} blocks of {run} "
         f"spread evenly through {of_cols}",
     )
@@ -511,16 +522,18 @@ def mx_errors(
     """
     fmt = mx.scaled_dtype(element, block=block)
     cols, rows = columns.shape
-    plan = sample or Sample(np.arange(cols), None, "")
-    positions = plan.rows
-    count = rows if positions is None else positions.size
-    stats = MXErrors(plan.columns.size)
+    plan = sample or Sample(np.arange(cols), None, rows, "")
     step = max(block, min(CHUNK, MX_CHUNK) // block * block)
+    runs = rows if plan.starts is None else plan.starts.size
+    per_chunk = step if plan.starts is None else max(1, step // plan.run)
+    stats = MXErrors(plan.columns.size)
     largest = float(ml_dtypes.finfo(sw.to_numpy_dtype(fmt.element)).max)  # type: ignore[no-untyped-call]
-    with progress(plan.columns.size * count, f"{element}") as bar:
+    with progress(
+        plan.columns.size * runs * (1 if plan.starts is None else plan.run), element
+    ) as bar:
         for k, c in enumerate(plan.columns):
-            for part in _chunks(count, step):
-                where = part if positions is None else positions[part]
+            for part in _chunks(runs, per_chunk):  # runs are whole blocks, never split
+                where = part if plan.starts is None else plan.positions(part)
                 x = np.asarray(columns[c, where], dtype=np.float32)
                 q = mx.quantize(x, fmt)
                 back = mx.dequantize(q, fmt)
@@ -737,12 +750,14 @@ def _metal_step(
 ) -> None:
     """Copy the values into a Metal carrier, release the Evictable, and check the copy.
 
-    The Evictable is released before the check so that at most two copies of the
-    data (the tier and the device array, then the device array and its NumPy
-    snapshot) are alive at once.
+    The values go to the Metal carrier from the Evictable's file tier (evicted first,
+    so the memory tier is gone), and the Evictable is released before the check, so
+    that at most two copies of the data (the file's pages and the device array, then
+    the device array and its NumPy snapshot) are resident at once.
     """
     try:
         with _timed() as t:
+            evictable.evict()
             flat = np.asarray(evictable).reshape(-1)
             metal = sw.Metal(0, dtype=dtype).new_like(flat)
             del flat
