@@ -25,6 +25,7 @@ a tier and the file while evicting or promoting), plus chunk-sized temporaries.
 from __future__ import annotations
 
 import contextlib
+import gc
 import hashlib
 import mmap
 import os
@@ -650,8 +651,8 @@ def pca(
     metal : bool, optional
         Whether to use the Metal device where MLX runs (else the CPU device).
     chunk : int, optional
-        Values per band (default :data:`PCA_CHUNK`): memory beyond the table is a
-        few bands.
+        Values per band (default :data:`PCA_CHUNK`, or :data:`CHUNK` if smaller):
+        memory beyond the table is a few bands.
 
     Returns
     -------
@@ -663,7 +664,7 @@ def pca(
     device, description = _best_device(metal)
     cols, rows = columns.shape
     varies = np.isfinite(shift)
-    band = max(1, (chunk or PCA_CHUNK) // max(cols, 1))
+    band = max(1, (chunk or min(CHUNK, PCA_CHUNK)) // max(cols, 1))
     shift32 = np.where(varies, shift, 0).astype(np.float32)
     shift_xp = xp.asarray(shift32, device=device)
     gram = xp.zeros((cols, cols), dtype=xp.float32, device=device)
@@ -673,11 +674,12 @@ def pca(
     count = 0
     with progress(cols * rows, "pca") as bar:
         for start in range(0, rows, band):
-            part = np.asarray(columns[:, start : start + band], dtype=np.float32).T
+            # a copy, never a view: an array of the namespace may wrap its input without
+            # copying, and a view kept in a reference cycle would pin the whole table
+            part = np.array(columns[:, start : start + band].T, dtype=np.float32, order="C")
             complete = np.isfinite(part).all(axis=1)
             if not complete.all():
                 part = part[complete]
-            part = np.ascontiguousarray(part)
             count += part.shape[0]
             x = xp.asarray(part, device=device) - shift_xp
             gram = gram + xp.matmul(xp.matrix_transpose(x), x)
@@ -757,9 +759,11 @@ def _metal_step(
     """
     try:
         with _timed() as t:
+            empty = sw.Metal(0, dtype=dtype)  # raises before anything moves if no runtime
+            gc.collect()  # a view of the tier left in a reference cycle would pin its buffer
             evictable.evict()
             flat = np.asarray(evictable).reshape(-1)
-            metal = sw.Metal(0, dtype=dtype).new_like(flat)
+            metal = empty.new_like(flat)
             del flat
             evictable.release()
             ok = checksum(np.asarray(metal), label="metal") == expected
