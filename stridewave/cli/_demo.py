@@ -61,7 +61,7 @@ MX_FORMATS = (
 MX_BLOCK = 32
 #: The microscale step's sample, at most this many values: whole blocks of 32 spread
 #: evenly through each column (a table this small or smaller is taken whole).
-MX_SAMPLE = 1 << 24
+MX_SAMPLE = 1 << 25
 #: Values per quantize call of the microscale step (bounds its temporaries).
 MX_CHUNK = 1 << 18
 #: Values per chunk of the PCA step (host copy, float64 reference, device copy).

@@ -108,8 +108,9 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     from stridewave.cli._demo import run_demo
 
     if args.plot is not None:
-        try:
-            import matplotlib  # noqa: F401
+        try:  # imported here, before the demo starts: the plot step times the drawing
+            import matplotlib.backends.backend_agg
+            import matplotlib.figure  # noqa: F401
         except ImportError:
             print(
                 "stridewave demo: error: --plot needs matplotlib, which is not installed; "

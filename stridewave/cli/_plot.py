@@ -17,7 +17,7 @@ from stridewave import mx
 BLOCKS = (2, 4, 8, 16, 32, 64, 128, 256, 1024)
 #: Values in the plotted sample, at most: runs of the largest block size spread evenly
 #: through each column (what the plot costs does not grow with the data).
-SAMPLE = 1 << 15
+SAMPLE = 1 << 14
 #: Error curves closer than this (relative, at every block size) are drawn as one line.
 SAME_CURVE = 0.01
 #: Columns given a histogram.
@@ -131,7 +131,7 @@ def write_plot(path: str, columns: npt.NDArray[Any], names: tuple[str, ...], tit
         If the file cannot be written.
     """
     figure, what = build_figure(columns, names, title)
-    figure.savefig(path, dpi=100)
+    figure.savefig(path, dpi=90)
     return what
 
 
