@@ -594,11 +594,11 @@ def _best_device(metal: bool) -> tuple[Any, str]:
     import stridewave.array_api as xp
 
     if metal:
-        try:
-            xp.asarray(np.zeros(1, dtype=np.float32), device=xp.Device("Metal"))
-        except (RuntimeError, ImportError) as exc:
-            why = str(exc).splitlines()[0]
-            return xp.Device("CPU"), f"CPU (Metal unavailable: {why[:80]}...)"
+        from stridewave.carriers._metal import metal_runtime
+
+        ok, why = metal_runtime()
+        if not ok:  # the reason in the few words `python -m stridewave info` gives
+            return xp.Device("CPU"), f"CPU (no Metal here: {why})"
         where = os.environ.get("STRIDEWAVE_METAL_DEVICE", "gpu").strip().lower() or "gpu"
         return xp.Device("Metal"), f"Metal (MLX's {where} device)"
     return xp.Device("CPU"), "CPU (--no-metal)"
@@ -732,10 +732,9 @@ def _pca_step(
     report.step(
         "pca",
         t[0],
-        f"stridewave.array_api on {result.device}: the {_plural(len(result.columns), 'column')} "
-        f"standardized over {_plural(result.rows, 'complete row')}, Gram matrix summed a band "
-        f"at a time, xp.linalg.svd of the correlation matrix; variance explained by each "
-        f"component: {shown}",
+        f"stridewave.array_api on {result.device}: {_plural(len(result.columns), 'column')} "
+        f"standardized ({_plural(result.rows, 'complete row')}), Gram matrix summed a band "
+        f"at a time, xp.linalg.svd of the correlation matrix; variance explained: {shown}",
     )
     report.note(
         f"largest relative difference of the singular values from NumPy's (float64): "
