@@ -103,13 +103,21 @@ def not_a_dtype(value: object, *, where: str) -> str:
     )
 
 
+#: The shipped carrier kinds, given by the package once they exist (this module is
+#: below them all and imports none of them).
+_KINDS: list[type] = []
+
+
+def register_kinds(kinds: Iterable[type]) -> None:
+    """Name the shipped carrier kinds, for messages that point to the kinds storing a dtype."""
+    _KINDS[:] = list(kinds)
+
+
 def _kinds_storing(dtype: object) -> list[str]:
     """Names of the shipped carrier kinds whose storage-dtype table holds ``dtype``."""
-    from stridewave.carriers import KINDS  # at call time: the kinds import this module
-
     return [
         kind.__name__
-        for kind in KINDS
+        for kind in _KINDS
         if any(d is dtype for d in (getattr(kind, "_CONSTRUCTIBLE_STORAGE", None) or ()))
     ]
 
