@@ -12,7 +12,8 @@ does: where MLX has a GPU the Metal step runs (its device memory is not resident
 memory of this process); on MLX's CPU device, a testing aid, ``Metal.new_like`` holds
 a transient extra copy, so that setting is not measured here.
 
-The default suite runs a small variant (10**7 float32 values, 40 MB) with the chunk
+The default suite runs a small variant (10**7 float32 values, 40 MB, as a table of 100
+columns) with the chunk
 shrunk to 2**16 values, so that one extra full copy of the data (40 MB) would exceed
 the 16 MiB budget, with and without ``--plot``. ``nox -s big`` (``STRIDEWAVE_BIG=1``)
 runs the demo as shipped on 2.5e8 float32 values (1 GB), with and without ``--plot``,
@@ -47,18 +48,23 @@ sys.exit(status)
 """
 
 
-def _write_npy(path: Path, n: int) -> int:
-    """Write ``n`` float32 values (normal, a few -0.0 and NaN) a chunk at a time."""
-    out = np.lib.format.open_memmap(path, mode="w+", dtype=np.float32, shape=(n,))
+def _write_npy(path: Path, n: int, columns: int = 1) -> int:
+    """Write ``n`` float32 values (normal, a few -0.0 and NaN) a chunk at a time.
+
+    With ``columns > 1`` the file holds a ``(n // columns, columns)`` table.
+    """
+    shape = (n,) if columns == 1 else (n // columns, columns)
+    out = np.lib.format.open_memmap(path, mode="w+", dtype=np.float32, shape=shape)
+    flat = out.reshape(-1)
     rng = np.random.default_rng(16)
     step = 1 << 22
     for start in range(0, n, step):
         stop = min(n, start + step)
-        out[start:stop] = rng.standard_normal(stop - start, dtype=np.float32)
-    out[::1_000_003] = -0.0
-    out[7::10_000_019] = np.nan
+        flat[start:stop] = rng.standard_normal(stop - start, dtype=np.float32)
+    flat[::1_000_003] = -0.0
+    flat[7::10_000_019] = np.nan
     out.flush()
-    del out
+    del out, flat
     return n * 4
 
 
@@ -84,14 +90,14 @@ def _peak(path: Path, chunk: int, tmp: Path, *flags: str) -> tuple[int, float, s
 
 
 def _check(
-    tmp_path: Path, n: int, chunk: int, budget: int, plot: bool
+    tmp_path: Path, n: int, chunk: int, budget: int, plot: bool, columns: int = 1
 ) -> tuple[int, int, int, float, str]:
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     tiny = tmp_path / "tiny.npy"
-    _write_npy(tiny, 1000)
+    _write_npy(tiny, 1000, columns=min(columns, 10))
     data = tmp_path / "data.npy"
-    size = _write_npy(data, n)
+    size = _write_npy(data, n, columns=columns)
     flags = ("--plot", str(tmp_path / "demo.png")) if plot else ()
     baseline, _, _ = _peak(tiny, chunk, tmp, *flags)
     peak, wall, out = _peak(data, chunk, tmp, *flags)
@@ -107,7 +113,10 @@ def test_the_demo_peaks_within_twice_the_input_plus_a_constant(tmp_path: Path, p
     if plot:
         pytest.importorskip("matplotlib")
     chunk = 1 << 16
-    size, baseline, peak, _, out = _check(tmp_path, 10**7, chunk, budget=16 << 20, plot=plot)
+    # a table of 100 columns: every step must bound what it reads per column too
+    size, baseline, peak, _, out = _check(
+        tmp_path, 10**7, chunk, budget=16 << 20, plot=plot, columns=100
+    )
     data = np.load(tmp_path / "data.npy", mmap_mode="r")
     negative_zeros = int(np.count_nonzero((data == 0) & np.signbit(data)))
     assert negative_zeros >= 10
