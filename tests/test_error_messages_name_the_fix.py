@@ -74,3 +74,14 @@ def test_without_mlx_the_metal_hint_names_the_cpu_device_setting_for_linux() -> 
     assert len(out) == 2
     for line in out:
         assert "Linux without a GPU" in line and "STRIDEWAVE_METAL_DEVICE=cpu" in line
+
+
+def test_handing_a_carrier_to_dask_says_to_wrap_it() -> None:
+    da = pytest.importorskip("dask.array")
+    # Dask reads carrier.dtype (a method) as a NumPy dtype: NumPy's conversion error
+    # (a ValueError) then carries the fix
+    with pytest.raises((TypeError, ValueError)) as info:
+        da.from_array(sw.CPU.from_numpy(np.arange(4, dtype=np.float32)))
+    assert "numpy.asarray(carrier)" in str(info.value)
+    assert "wrap it in a Tensor" in str(info.value)
+    assert sw.CPU(2).dtype() is sw.DType.Float32  # still the method the spec names

@@ -220,6 +220,23 @@ def negative_size(value: int, *, where: str) -> str:
     return f"{where} expects a non-negative number of slots; got size={value}. Pass size >= 0."
 
 
+class DTypeIsAMethod:
+    """What an array library finds when it reads a carrier's ``dtype`` as a NumPy dtype.
+
+    ``numpy.dtype(carrier.dtype)`` looks for a ``dtype`` attribute on the bound method
+    and, failing to convert this object, shows its text: the fix.
+    """
+
+    def __repr__(self) -> str:
+        """Return the fix, as NumPy's conversion error shows it."""
+        return (
+            "carrier.dtype is a method returning a stridewave DType, and a carrier is "
+            "storage, not an array: to hand it to an array library (Dask, matplotlib, "
+            "...), pass numpy.asarray(carrier), or wrap it in a Tensor "
+            "(stridewave.Tensor(carrier, stridewave.Layout((len(carrier),))))"
+        )
+
+
 def bad_index_type(value: object, *, where: str) -> str:
     """Text for an index without ``__index__`` (``TypeError``)."""
     return (
