@@ -226,7 +226,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # dropping it and collecting releases them (a FileBacked removes its file)
         sys.stdout.flush()
         gc.collect()
-        fresh_line = "\n" if sys.stderr.isatty() else ""  # after the terminal's ^C
+        fresh_line = "\r\x1b[K" if sys.stderr.isatty() else ""  # over a progress bar and ^C
         print(f"{fresh_line}python -m stridewave {args.command}: interrupted", file=sys.stderr)
         return 130
     return status
