@@ -24,7 +24,7 @@ def soak(session: nox.Session) -> None:
 
 @nox.session
 def big(session: nox.Session) -> None:
-    """Run the demo on a generated 0.64 GB file and check its peak memory (minutes)."""
+    """Run the demo on a generated 1 GB file, with and without --plot, and check its peak memory."""
     session.install("-e", ".[test]")
     session.run(
         "pytest", "-m", "big", "-s", "tests/test_demo_memory.py", *session.posargs,

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import sys
 
-from stridewave.cli._main import main
+try:
+    from stridewave.cli._main import main
+except KeyboardInterrupt:  # Ctrl-C while importing: the same quiet exit as later
+    sys.exit(130)
 
 if __name__ == "__main__":
     sys.exit(main())

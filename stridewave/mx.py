@@ -43,7 +43,7 @@ which ``tests/mx/test_reference.py`` checks it bit for bit.
 
 from __future__ import annotations
 
-from typing import Any, Final, NamedTuple
+from typing import Any, Final, NamedTuple, overload
 
 import ml_dtypes
 import numpy as np
@@ -305,23 +305,44 @@ def quantize(values: npt.ArrayLike, scaled_dtype: ScaledDType, axis: int = -1) -
     )
 
 
+@overload
+def dequantize(
+    elements: Quantized, scales: ScaledDType, scaled_dtype: None = None, axis: int = -1
+) -> npt.NDArray[np.float32]: ...
+
+
+@overload
 def dequantize(
     elements: npt.NDArray[Any],
     scales: npt.NDArray[Any],
     scaled_dtype: ScaledDType,
     axis: int = -1,
+) -> npt.NDArray[np.float32]: ...
+
+
+def dequantize(
+    elements: npt.NDArray[Any] | Quantized,
+    scales: npt.NDArray[Any] | ScaledDType,
+    scaled_dtype: ScaledDType | None = None,
+    axis: int = -1,
 ) -> npt.NDArray[np.float32]:
     """Return the float32 values ``element * scale`` of MX planes.
 
+    Call it with what :func:`quantize` returned, ``dequantize(q, fmt)``, or with the
+    two planes apart, ``dequantize(q.elements, q.scales, fmt)``.
+
     Parameters
     ----------
-    elements : numpy.ndarray, shape (..., n, ...)
-        The element plane, of dtype ``to_numpy_dtype(scaled_dtype.element)``.
-    scales : numpy.ndarray of ml_dtypes.float8_e8m0fnu
-        The scale plane: the shape of ``elements`` with ``axis`` of length
-        ``ceil(n / block)`` (``1`` for a ``Whole`` block when ``n > 0``).
-    scaled_dtype : ScaledDType
-        The MX format the planes were quantized to.
+    elements : Quantized or numpy.ndarray, shape (..., n, ...)
+        The result of :func:`quantize` (both planes), or the element plane alone,
+        of dtype ``to_numpy_dtype(scaled_dtype.element)``.
+    scales : ScaledDType or numpy.ndarray of ml_dtypes.float8_e8m0fnu
+        With a ``Quantized`` first argument: the MX format. Else the scale plane:
+        the shape of ``elements`` with ``axis`` of length ``ceil(n / block)``
+        (``1`` for a ``Whole`` block when ``n > 0``).
+    scaled_dtype : ScaledDType, optional
+        The MX format the planes were quantized to (required with two planes; left
+        out with a ``Quantized``).
     axis : int, optional
         The axis along which blocks run (default: the last).
 
@@ -335,10 +356,10 @@ def dequantize(
     Raises
     ------
     TypeError
-        If ``scaled_dtype`` is not a ``ScaledDType``, or a plane is not a NumPy array
-        of its plane's dtype.
+        If the format is not a ``ScaledDType``, a plane is not a NumPy array of its
+        plane's dtype, or a ``Quantized`` comes with a third positional argument.
     ValueError
-        If ``scaled_dtype`` is not an MX floating-point format, ``elements`` has no
+        If the format is not an MX floating-point format, ``elements`` has no
         dimension, or the shapes of the planes do not match.
     numpy.exceptions.AxisError
         If ``axis`` is out of range.
@@ -346,36 +367,61 @@ def dequantize(
     See Also
     --------
     quantize : The planes from real numbers.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from stridewave import mx
+    >>> fmt = mx.scaled_dtype("E4M3")
+    >>> mx.dequantize(mx.quantize(np.array([1.0, -2.5, 3.0]), fmt), fmt)
+    array([ 1. , -2.5,  3. ], dtype=float32)
     """
-    fmt = _format_of(scaled_dtype, where="dequantize")
+    element_plane: Any
+    scale_plane: Any
+    if isinstance(elements, Quantized):
+        if scaled_dtype is not None:
+            raise TypeError(
+                "dequantize(quantized, scaled_dtype) takes the format second and nothing "
+                f"positional after it; got a third argument {scaled_dtype!r}. Pass the "
+                "axis by keyword: dequantize(q, fmt, axis=...)."
+            )
+        element_plane, scale_plane, target = elements.elements, elements.scales, scales
+    elif scaled_dtype is None:
+        raise TypeError(
+            "dequantize needs the MX format: dequantize(q, fmt) with what quantize "
+            "returned, or dequantize(elements, scales, fmt) with the two planes."
+        )
+    else:
+        element_plane, scale_plane, target = elements, scales, scaled_dtype
+    fmt = _format_of(target, where="dequantize")
     scale_np = np.dtype(ml_dtypes.float8_e8m0fnu)
     planes: tuple[tuple[str, object, npt.DTypeLike], ...] = (
-        ("elements", elements, fmt.element),
-        ("scales", scales, scale_np),
+        ("elements", element_plane, fmt.element),
+        ("scales", scale_plane, scale_np),
     )
     for name, plane, want in planes:
         if not isinstance(plane, np.ndarray) or plane.dtype != want:
             got = plane.dtype if isinstance(plane, np.ndarray) else type(plane).__name__
             raise TypeError(
                 f"dequantize: {name} must be a NumPy array of {np.dtype(want)} for "
-                f"{scaled_dtype!r}; got {got}. Pass the planes quantize returned."
+                f"{target!r}; got {got}. Pass the planes quantize returned."
             )
-    if elements.ndim == 0:
+    if element_plane.ndim == 0:
         raise ValueError("dequantize needs element and scale planes of at least one dimension.")
-    ax = normalize_axis_index(axis, elements.ndim)
-    n = elements.shape[ax]
+    ax = normalize_axis_index(axis, element_plane.ndim)
+    n = element_plane.shape[ax]
     block = fmt.block if fmt.block is not None else max(n, 1)
-    expected = list(elements.shape)
+    expected = list(element_plane.shape)
     expected[ax] = -(-n // block)
-    if scales.shape != tuple(expected):
+    if scale_plane.shape != tuple(expected):
         raise ValueError(
-            f"dequantize: scales of shape {scales.shape} do not match elements of shape "
-            f"{elements.shape} with blocks of {block} along axis {ax}; expected scales "
+            f"dequantize: scales of shape {scale_plane.shape} do not match elements of shape "
+            f"{element_plane.shape} with blocks of {block} along axis {ax}; expected scales "
             f"of shape {tuple(expected)}."
         )
-    lanes = np.moveaxis(elements, ax, -1)
+    lanes = np.moveaxis(element_plane, ax, -1)
     blocks, _ = _blocks(lanes.astype(np.float32), block)
-    factors = np.moveaxis(scales, ax, -1).astype(np.float32)
+    factors = np.moveaxis(scale_plane, ax, -1).astype(np.float32)
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         np.multiply(blocks, factors[..., None], out=blocks)
     out = blocks.reshape(*blocks.shape[:-2], -1)[..., :n]

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import io
+import os
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -268,7 +270,7 @@ def test_version_flag_and_a_quiet_broken_pipe() -> None:
         (b"a;b\n1;2\n3;4\n", "2 rows x 2 columns (a, b)", ["delimiter ';' detected"]),
         (b"a\tb\n1\t2\n3\t4\n", "2 rows x 2 columns (a, b)", ["delimiter '\\t' detected"]),
         (b"date,co2\n2021-01-02,415.1\n2021-01-09,415.4\n", "2 rows x 1 column (co2)",
-         ["column 'date' skipped: not numeric (e.g. '2021-01-02')"]),
+         ["column 'date' left out: holds dates (e.g. '2021-01-02')"]),
         (b"x;y\n1,5;2\n3;4,25\n", "2 rows x 2 columns (x, y)",
          ["delimiter ';' detected", "decimal comma detected"]),
         (b"1,2\n3\n", "2 rows x 2 columns (col0, col1)", ["1 missing value"]),
@@ -361,3 +363,179 @@ def test_the_library_never_imports_the_command_line_dependencies() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"
+
+
+INTERRUPT_AT_EVICT = """
+import os, signal, sys
+import stridewave.cli._demo as demo
+step = demo.Report.step
+def interrupting(self, name, seconds, text):
+    step(self, name, seconds, text)
+    if name == "evict":
+        os.kill(os.getpid(), signal.SIGINT)
+demo.Report.step = interrupting
+from stridewave.cli._main import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_ctrl_c_prints_one_line_exits_130_and_leaves_no_file(tmp_path: Path) -> None:
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    proc = subprocess.run(
+        [sys.executable, "-c", INTERRUPT_AT_EVICT, "demo", "--no-metal"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, "TMPDIR": str(tmp)},
+    )
+    assert "  evict" in proc.stdout  # interrupted with a FileBacked tier alive
+    assert proc.returncode == 130
+    assert proc.stderr.splitlines() == ["python -m stridewave demo: interrupted"]
+    assert list(tmp.iterdir()) == []
+
+
+# -- what the newcomer's first run shows -------------------------------------------------
+
+
+def test_the_shipped_date_column_is_read_as_dates_not_averaged_as_numbers() -> None:
+    from stridewave.cli._datafile import load_table
+
+    table = load_table(None)
+    assert table.columns == ("date", "co2")
+    note = next(n for n in table.notes if n.startswith("column 'date'"))
+    assert "read as dates (YYYYMMDD, 1958-03-29 to 2001-12-29)" in note
+    years = table.values[:, 0]
+    assert years[0] == pytest.approx(1958 + 87 / 365)  # 29 March 1958, day 88 of 365
+    assert np.nanmin(years) >= 1958 and np.nanmax(years) < 2002
+    proc = run_cli("demo", "--no-metal")
+    assert "read: column 'date' read as dates" in proc.stdout
+    assert "date=1980." in proc.stdout  # the mean date is a year, not 19,796,800
+
+
+def test_a_column_of_eight_digit_numbers_that_are_not_dates_stays_numbers(
+    tmp_path: Path,
+) -> None:
+    from stridewave.cli._datafile import load_table
+
+    path = tmp_path / "ids.csv"
+    path.write_text("id,x\n19581399,1\n20011301,2\n")  # month 13: not dates
+    table = load_table(str(path))
+    assert table.columns == ("id", "x") and not any("dates" in n for n in table.notes)
+    assert table.values[0, 0] == 19581399
+
+
+def test_microscale_reads_a_bounded_sample_of_whole_blocks_and_says_so() -> None:
+    from stridewave.cli import _demo
+
+    sample = _demo.block_sample((3, 10_000_000), 1 << 20)
+    positions = sample.positions()
+    assert not isinstance(positions, slice)
+    assert positions.size * 3 <= 1 << 20 and positions.size % 32 == 0
+    assert np.all(positions[::32] % 32 == 0) and np.all(np.diff(positions.reshape(-1, 32)) == 1)
+    assert positions[0] == 0 and positions[-1] >= 10_000_000 - 2 * 10_000_000 // 10_922
+    assert sample.description.startswith("a sample of 1,048,512 of the 30,000,000 values")
+    assert _demo.block_sample((2, 100), 1 << 20).whole
+
+
+def test_microscale_on_a_sample_agrees_with_the_whole_table_on_the_sampled_blocks() -> None:
+    from stridewave.cli import _demo
+
+    rng = np.random.default_rng(5)
+    table = rng.normal(size=(2, 64 * 1000)).astype(np.float32) * np.float32(1000)
+    table[1, 5] = np.nan
+    sample = _demo.block_sample(table.shape, 2 * 64 * 100)
+    picked = sample.take(table)
+    on_sample = _demo.mx_errors(table, "E2M1", sample=sample)
+    direct = _demo.mx_errors(picked, "E2M1")
+    np.testing.assert_array_equal(on_sample.relative, direct.relative)
+    assert (on_sample.flushed, on_sample.saturated, on_sample.lost_to_nan) == (
+        direct.flushed,
+        direct.saturated,
+        direct.lost_to_nan,
+    )
+    assert direct.lost_to_nan == 31  # the block holding the NaN is sampled (the first)
+
+
+def test_demo_on_a_table_larger_than_the_sample_reports_the_sample(tmp_path: Path) -> None:
+    path = tmp_path / "t.npy"
+    np.save(path, np.random.default_rng(3).normal(size=(200_000, 2)).astype(np.float32))
+    script = (
+        "import sys\nimport stridewave.cli._demo as demo\ndemo.MX_SAMPLE = 1 << 16\n"
+        "from stridewave.cli._main import main\nsys.exit(main(sys.argv[1:]))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script, "demo", str(path), "--no-metal"],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "each OCP MX format round-trips a sample of 65,536 of the 400,000 values" in proc.stdout
+    assert "the counts below are the sample's" in proc.stdout
+
+
+def test_the_pca_step_streams_through_the_array_api_and_matches_numpy() -> None:
+    from stridewave.cli import _demo
+
+    rng = np.random.default_rng(8)
+    base = rng.normal(size=(3, 50_000))
+    table = np.stack([base[0], 2 * base[0] + 0.1 * base[1], base[2], np.full(50_000, 7.0)])
+    table = table.astype(np.float32)
+    table[2, 10] = np.nan
+    names = ("a", "b", "c", "constant")
+    shift = np.nanmean(table.astype(np.float64), axis=1)
+    result = _demo.pca(table, names, shift, metal=False, chunk=4096)
+    assert result is not None
+    assert result.device.startswith("CPU") and result.rows == 49_999
+    assert result.columns == ("a", "b", "c") and result.left_out == ("constant",)
+    complete = table[:3, np.isfinite(table).all(axis=0)].astype(np.float64)
+    expected = np.linalg.svd(np.corrcoef(complete), compute_uv=False)
+    np.testing.assert_allclose(result.singular, expected, rtol=1e-4)
+    np.testing.assert_allclose(result.reference, expected, rtol=1e-10)
+    assert result.difference < 1e-4
+
+
+def test_the_demo_runs_the_pca_on_the_best_device_and_says_which() -> None:
+    proc = run_cli("demo", "--no-metal")
+    assert proc.returncode == 0, proc.stderr
+    pca = next(line for line in proc.stdout.splitlines() if line.startswith("  pca"))
+    assert "stridewave.array_api on CPU (--no-metal)" in pca
+    assert "xp.linalg.svd" in pca
+    assert "largest relative difference of the singular values from NumPy's" in proc.stdout
+
+
+def test_the_plot_reads_a_bounded_sample_and_draws_no_line_on_another(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pytest.importorskip("matplotlib")
+    from stridewave import mx
+    from stridewave.cli import _plot
+
+    table = np.random.default_rng(4).normal(size=(2, 2_000_000)).astype(np.float32)
+    seen: list[int] = []
+    quantize = mx.quantize
+
+    def counting(values: Any, *args: Any, **kwargs: Any) -> mx.Quantized:
+        seen.append(np.asarray(values).size)
+        return quantize(values, *args, **kwargs)
+
+    monkeypatch.setattr(mx, "quantize", counting)
+    figure, what = _plot.build_figure(table, ("a", "b"), "t")
+    assert max(seen) <= _plot.SAMPLE
+    assert what.startswith(f"a sample of {_plot.SAMPLE:,} of the 4,000,000 values")
+    errors = figure.axes[0]
+    drawn = [line for line in errors.get_lines() if not line.get_label().startswith("OCP")]
+    labels = " = ".join(str(line.get_label()) for line in drawn)
+    for name in ("E4M3", "E5M2", "E3M2", "E2M3", "E2M1"):
+        assert labels.count(name) == 1  # every format is named once
+    for i, first in enumerate(drawn):
+        for second in drawn[i + 1 :]:
+            a, b = np.asarray(first.get_ydata()), np.asarray(second.get_ydata())
+            assert np.max(np.abs(a - b) / np.maximum(np.abs(a), np.abs(b))) > _plot.SAME_CURVE
+
+
+def test_curves_that_coincide_share_one_labelled_line() -> None:
+    from stridewave.cli._plot import distinct_curves
+
+    groups = distinct_curves({"A": [1.0, 2.0], "B": [3.0, 4.0], "C": [1.001, 2.0]})
+    assert groups == [(["A", "C"], [1.0, 2.0]), (["B"], [3.0, 4.0])]

@@ -16,6 +16,7 @@ The array API standard's other dtypes live in extension carriers of the same dev
 them registers the standard's extension descriptors.
 """
 
+from stridewave.carriers import _messages
 from stridewave.carriers._base import Carrier
 from stridewave.carriers._capabilities import Capabilities, ScatterSupport
 from stridewave.carriers._cpu import CPU
@@ -33,6 +34,7 @@ from stridewave.carriers._storage import (
 #: The shipped carrier kinds, in the order ``python -m stridewave info`` lists them;
 #: what each can do is its ``capabilities`` record.
 KINDS: tuple[type[Carrier], ...] = (Generic, CPU, FileBacked, NpyFile, Metal, Evictable)
+_messages.register_kinds(KINDS)
 
 __all__ = [
     "CPU",

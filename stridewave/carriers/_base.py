@@ -687,6 +687,10 @@ class Carrier(_Protocols, _ScalarBase, abc.ABC):
         """
         return self._dtype
 
+    # Array libraries (Dask, ...) read ``x.dtype`` as a NumPy dtype: NumPy then looks for
+    # a ``dtype`` attribute on this bound method, and its error shows this one's text.
+    dtype.dtype = _messages.DTypeIsAMethod()  # type: ignore[attr-defined]
+
     def __len__(self) -> int:
         """Return ``size()`` (0 once released)."""
         return self._slots

@@ -103,12 +103,81 @@ def not_a_dtype(value: object, *, where: str) -> str:
     )
 
 
+#: The shipped carrier kinds, given by the package once they exist (this module is
+#: below them all and imports none of them).
+_KINDS: list[type] = []
+
+
+def register_kinds(kinds: Iterable[type]) -> None:
+    """Name the shipped carrier kinds, for messages that point to the kinds storing a dtype."""
+    _KINDS[:] = list(kinds)
+
+
+def _kinds_storing(dtype: object) -> list[str]:
+    """Names of the shipped carrier kinds whose storage-dtype table holds ``dtype``."""
+    return [
+        kind.__name__
+        for kind in _KINDS
+        if any(d is dtype for d in (getattr(kind, "_CONSTRUCTIBLE_STORAGE", None) or ()))
+    ]
+
+
 def unsupported_dtype(dtype: object, *, carrier: str, accepted: Iterable[object]) -> str:
-    """Text for a valid simple descriptor outside a carrier's accepted set (``ValueError``)."""
-    return (
-        f"{carrier} storage accepts {_names(accepted)}; got {dtype_text(dtype)}. "
-        f"Pick one of the accepted dtypes, or a carrier kind that stores {dtype_text(dtype)}."
+    """Text for a valid simple descriptor outside a carrier's accepted set (``ValueError``).
+
+    The fix names the carrier kinds that do store the dtype, or says that none does.
+    """
+    others = [name for name in _kinds_storing(dtype) if name != carrier]
+    fix = (
+        f"Pick one of the accepted dtypes, or a carrier kind that stores it: {', '.join(others)}."
+        if others
+        else f"Pick one of the accepted dtypes, converting the values first (e.g. "
+        f"array.astype(numpy.float32)): no shipped carrier kind stores {dtype_text(dtype)}."
     )
+    return f"{carrier} storage accepts {_names(accepted)}; got {dtype_text(dtype)}. {fix}"
+
+
+def unknown_device(given: object, known: Iterable[str], aliases: dict[str, str]) -> str:
+    """Text for a device name that names no device (``ValueError``), with a did-you-mean.
+
+    Parameters
+    ----------
+    given : object
+        What the caller passed as the device.
+    known : iterable of str
+        The canonical device names (e.g. ``"CPU"``, ``"Metal"``).
+    aliases : dict of str to str
+        Lower-case spellings understood, each to its canonical name.
+    """
+    import difflib
+
+    names = list(known)
+    guess: str | None = None
+    if isinstance(given, str):
+        word = given.strip().lower()
+        if word in _ACCELERATOR_WORDS:
+            guess = "Metal"
+        else:
+            close = difflib.get_close_matches(word, [*aliases, *(n.lower() for n in names)], 1)
+            guess = aliases.get(close[0], close[0]) if close else None
+            guess = next((n for n in names if n.lower() == (guess or "").lower()), guess)
+    quoted = ", ".join(repr(n) for n in names[:-1]) + f" or {names[-1]!r}" if names else "none"
+    hint = (
+        f" Did you mean {guess!r}?"
+        + (
+            " Accelerators are reached through MLX as the 'Metal' device (Apple's Metal, "
+            "or MLX's CUDA backend; STRIDEWAVE_METAL_DEVICE=cpu runs it on MLX's CPU device)."
+            if guess == "Metal"
+            else ""
+        )
+        if guess
+        else ""
+    )
+    return f"unknown stridewave.array_api device {_short(given)}; expected {quoted}.{hint}"
+
+
+#: Words people use for an accelerator; StrideWeave's accelerator device is Metal.
+_ACCELERATOR_WORDS = frozenset({"gpu", "cuda", "mps", "accelerator", "device", "apple", "nvidia"})
 
 
 def category_storage(dtype: object, *, carrier: str, accepted: Iterable[object]) -> str:
@@ -151,12 +220,32 @@ def negative_size(value: int, *, where: str) -> str:
     return f"{where} expects a non-negative number of slots; got size={value}. Pass size >= 0."
 
 
+class DTypeIsAMethod:
+    """What an array library finds when it reads a carrier's ``dtype`` as a NumPy dtype.
+
+    ``numpy.dtype(carrier.dtype)`` looks for a ``dtype`` attribute on the bound method
+    and, failing to convert this object, shows its text: the fix.
+    """
+
+    def __repr__(self) -> str:
+        """Return the fix, as NumPy's conversion error shows it."""
+        return (
+            "carrier.dtype is a method returning a stridewave DType, and a carrier is "
+            "storage, not an array: to hand it to an array library (Dask, matplotlib, "
+            "...), pass numpy.asarray(carrier), or wrap it in a Tensor "
+            "(stridewave.Tensor(carrier, stridewave.Layout((len(carrier),))))"
+        )
+
+
 def bad_index_type(value: object, *, where: str) -> str:
     """Text for an index without ``__index__`` (``TypeError``)."""
     return (
         f"{where} expects a physical slot index supporting the integer-index protocol "
         f"(int, numpy.integer); got {_short(value)} of type {_type_name(value)}. Slices and "
-        f"floats are not slot indices: use numpy.asarray(carrier)[...] to read ranges."
+        f"floats are not slot indices: use numpy.asarray(carrier)[...] to read ranges. A "
+        f"carrier is storage, not an array: to hand it to an array library (matplotlib, "
+        f"Dask, ...), pass numpy.asarray(carrier), or wrap it in a Tensor "
+        f"(stridewave.Tensor(carrier, stridewave.Layout((len(carrier),))))."
     )
 
 

@@ -101,7 +101,8 @@ DEVICE_ENV: Final = "STRIDEWAVE_METAL_DEVICE"
 _INSTALL_HINT: Final = (
     'install it with pip install "stridewave[mlx]" (from a source checkout: pip install '
     '-e ".[mlx]"; Apple silicon: mlx; Linux with an NVIDIA GPU: also pip install '
-    '"mlx[cuda13]")'
+    '"mlx[cuda13]"; Linux without a GPU: then set STRIDEWAVE_METAL_DEVICE=cpu to run '
+    "Metal on MLX's CPU device, a testing aid)"
 )
 
 
@@ -121,7 +122,8 @@ def _import_mlx() -> Any:
         raise _Unavailable(
             f"Metal needs the optional MLX package, which is not importable here "
             f"({type(exc).__name__}: {exc}); {_INSTALL_HINT}. CPU carriers work without it.",
-            'mlx is not installed; pip install "stridewave[mlx]"',
+            'mlx is not installed; pip install "stridewave[mlx]" (Linux without a GPU: '
+            "also set STRIDEWAVE_METAL_DEVICE=cpu)",
         ) from exc
     return mx
 

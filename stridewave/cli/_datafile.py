@@ -8,7 +8,8 @@ Formats:
 - ``.npz``: its first member, which must be a ``.npy`` array (read into memory);
 - ``.csv``: read by pandas (missing values ``NA`` or empty, ``#`` comment lines, the
   delimiter sniffed among ``,`` ``;`` tab ``|``, a header row detected, numpy.savetxt's
-  ``# a,b`` header understood, non-numeric columns such as dates skipped);
+  ``# a,b`` header understood, ``YYYYMMDD`` date columns read as dates and stored as
+  decimal years, other non-numeric columns such as ISO dates skipped);
 - anything else with ``--dtype``: raw binary of one NumPy dtype, mapped read-only.
 
 Every failure is a :class:`DataFileError` whose message is one printable line saying
@@ -281,6 +282,39 @@ def _count_comment_lines(text_source: Path | str) -> int:
     return sum(1 for line in text_source.splitlines() if line.startswith("#"))
 
 
+def _decimal_years(series: Any) -> Any:
+    """Return a column of ``YYYYMMDD`` dates as decimal years (a pandas Series), else None.
+
+    A column is date-like when every value present is an integer of eight digits that
+    is a valid calendar date from year 1000 to 2999 (``19580329``), and there are at
+    least two such values. Stored as a number, such a date is neither a quantity (its
+    mean or its rounding to Float32 mean nothing) nor exact in Float32 (24-bit
+    significand); as a decimal year (``1958.238``) it is a time axis that Float32 holds
+    to within an hour. The result's ``attrs`` hold the first and last date (ISO).
+    """
+    import pandas as pd
+
+    present = series.dropna()
+    if len(present) < 2 or series.dtype.kind not in "iuf":
+        return None
+    values = present.to_numpy()
+    if series.dtype.kind == "f" and not np.all(values == np.floor(values)):
+        return None
+    if values.min() < 10_000_101 or values.max() > 29_991_231:
+        return None
+    dates = pd.to_datetime(present.astype(np.int64).astype(str), format="%Y%m%d", errors="coerce")
+    if dates.isna().any():
+        return None
+    start = pd.to_datetime(dates.dt.year.astype(str), format="%Y")
+    length = np.where(dates.dt.is_leap_year, 366.0, 365.0)
+    fraction = (dates - start).dt.total_seconds().to_numpy() / (length * 86_400.0)
+    years = pd.Series(np.nan, index=series.index, dtype=np.float64)
+    years[present.index] = dates.dt.year.to_numpy() + fraction
+    years.attrs["first"] = dates.min().date().isoformat()
+    years.attrs["last"] = dates.max().date().isoformat()
+    return years
+
+
 def _read_csv(text_source: Path | str, source: str) -> Table:
     try:
         import pandas as pd
@@ -338,6 +372,16 @@ def _read_csv(text_source: Path | str, source: str) -> Table:
     arrays: list[npt.NDArray[Any]] = []
     for position, (name, column) in enumerate(zip(names, frame.columns, strict=True)):
         series = frame[column]
+        years = _decimal_years(series)
+        if years is not None:
+            first, last = years.attrs["first"], years.attrs["last"]
+            notes.append(
+                f"column {printable(name)!r} read as dates (YYYYMMDD, {first} to {last}) and "
+                "stored as decimal years (e.g. 1958.24), which Float32 keeps to within an hour"
+            )
+            kept.append(name)
+            arrays.append(years.to_numpy(dtype=np.float64))
+            continue
         if series.dtype.kind in "biuf":
             kept.append(name)
             arrays.append(series.to_numpy())
@@ -349,9 +393,12 @@ def _read_csv(text_source: Path | str, source: str) -> Table:
             continue
         numbers = pd.to_numeric(present, errors="coerce")
         if np.isnan(numbers.iloc[0]):  # not numeric from its first value on: dates, labels
-            notes.append(
-                f"column {printable(name)!r} skipped: not numeric (e.g. {printable(str(present.iloc[0]))!r})"
-            )
+            example = printable(str(present.iloc[0]))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # pandas guessing a date format
+                dates = pd.to_datetime(present, errors="coerce")
+            what = "holds dates" if not dates.isna().any() else "not numeric"
+            notes.append(f"column {printable(name)!r} left out: {what} (e.g. {example!r})")
             continue
         bad = present[numbers.isna()]
         if not bad.empty:

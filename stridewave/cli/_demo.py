@@ -25,6 +25,7 @@ a tier and the file while evicting or promoting), plus chunk-sized temporaries.
 from __future__ import annotations
 
 import contextlib
+import gc
 import hashlib
 import mmap
 import os
@@ -58,6 +59,13 @@ MX_FORMATS = (
     ("MXFP4 (E2M1)", "E2M1"),
 )
 MX_BLOCK = 32
+#: The microscale step's sample, at most this many values: whole blocks of 32 spread
+#: evenly through each column (a table this small or smaller is taken whole).
+MX_SAMPLE = 1 << 25
+#: Values per quantize call of the microscale step (bounds its temporaries).
+MX_CHUNK = 1 << 18
+#: Values per chunk of the PCA step (host copy, float64 reference, device copy).
+PCA_CHUNK = 1 << 20
 
 
 def _describe(carrier: sw.Carrier) -> str:
@@ -276,10 +284,15 @@ def _load(table: Table, dtype: sw.SimpleDType, report: Report) -> tuple[sw.CPU, 
                 typed = source.astype(np_dtype)  # one rounding; overflow is counted below
             narrowing.add(source, typed)
             flat = typed.reshape(-1)
-            chunk = sw.Tensor(sw.CPU.from_numpy(flat, mutable=False), sw.Layout((flat.size,)))
+            band_carrier = sw.CPU.from_numpy(flat, mutable=False)
+            chunk = sw.Tensor(band_carrier, sw.Layout((flat.size,)))
             carrier.scatter(chunk, whole, sw.Layout((flat.size,)), start * cols)
-            _drop_mapped_pages(mapping)
+            # released at once: a carrier sits in reference cycles, so the band it
+            # wraps would otherwise wait for the garbage collector (one band per chunk)
+            band_carrier.release()
             bar.update(flat.size)
+            del source, typed, flat, chunk
+            _drop_mapped_pages(mapping)
     return carrier, narrowing
 
 
@@ -388,7 +401,103 @@ class MXErrors:
         self.relative = np.zeros(self.cols)
 
 
-def mx_errors(columns: npt.NDArray[Any], element: str, *, block: int = MX_BLOCK) -> MXErrors:
+@dataclass(frozen=True)
+class Sample:
+    """Which values of a column-major table a step reads: whole blocks spread evenly.
+
+    Attributes
+    ----------
+    columns : numpy.ndarray of intp
+        The columns read, in order.
+    starts : numpy.ndarray of intp or None
+        The first position of each run read in each of those columns (runs of
+        ``run`` consecutive values); None for every row.
+    run : int
+        Values per run.
+    description : str
+        What the sample is, for the report.
+    """
+
+    columns: npt.NDArray[np.intp]
+    starts: npt.NDArray[np.intp] | None
+    run: int
+    description: str
+
+    @property
+    def whole(self) -> bool:
+        """Whether the sample is the whole table."""
+        return self.starts is None
+
+    def positions(self, runs: slice = slice(None)) -> npt.NDArray[np.intp] | slice:
+        """Return the row positions of the runs ``runs`` (all rows, as a slice, if whole)."""
+        if self.starts is None:
+            return slice(None)
+        picked = self.starts[runs]
+        return (picked[:, None] + np.arange(self.run)).reshape(-1)
+
+    def take(self, table: npt.NDArray[Any]) -> npt.NDArray[Any]:
+        """Return the sampled values of ``table`` (shape ``(cols, rows)``) as a new array."""
+        rows = self.positions()
+        if isinstance(rows, slice):
+            return table[self.columns]
+        return table[np.ix_(self.columns, rows)]
+
+
+def block_sample(shape: tuple[int, int], budget: int, *, block: int = MX_BLOCK) -> Sample:
+    """Choose at most ``budget`` values of a ``(cols, rows)`` table, as whole blocks.
+
+    Parameters
+    ----------
+    shape : (int, int)
+        The table's shape, column-major: ``(cols, rows)``.
+    budget : int
+        Most values in the sample; a table of at most ``budget`` values is taken
+        whole.
+    block : int, optional
+        Values per run: each column gives runs of ``block`` consecutive values that
+        start on a multiple of ``block`` (blocks the MX formats scale together),
+        evenly spaced from its first whole block to its last.
+
+    Returns
+    -------
+    Sample
+        The columns and positions to read; every column unless the table has more
+        columns than the budget gives one run each (then evenly spaced columns).
+    """
+    cols, rows = shape
+    total = cols * rows
+    if total <= budget:
+        return Sample(np.arange(cols), None, rows, f"all {_plural(total, 'value')}")
+    run = max(1, min(block, rows))
+    kept = np.arange(cols)
+    if cols * run > budget:  # too many columns for one run each: spread the columns
+        count = max(1, budget // run)
+        kept = np.arange(count) * cols // count
+    whole = max(1, rows // run)
+    per_column = max(1, min(whole, budget // (run * kept.size)))
+    starts = (np.arange(per_column) * whole // per_column) * run
+    of_cols = (
+        f"each of {_plural(cols, 'column')}"
+        if kept.size == cols
+        else f"{kept.size:,} evenly spaced columns of {cols:,}"
+    )
+    size = kept.size * per_column * run
+    return Sample(
+        kept,
+        starts,
+        run,
+        f"a sample of {size:,} of the {total:,} values: {per_column:,} blocks of {run} "
+        f"spread evenly through {of_cols}",
+    )
+
+
+def mx_errors(
+    columns: npt.NDArray[Any],
+    element: str,
+    *,
+    block: int = MX_BLOCK,
+    sample: Sample | None = None,
+) -> MXErrors:
     """Round-trip ``columns`` (shape ``(cols, rows)``) through an MX format, per column.
 
     Parameters
@@ -399,26 +508,36 @@ def mx_errors(columns: npt.NDArray[Any], element: str, *, block: int = MX_BLOCK)
         The element type's name (``"E4M3"``...).
     block : int, optional
         Values per E8M0 scale.
+    sample : Sample, optional
+        The values to round-trip (default: all), read :data:`MX_CHUNK` at a time; its
+        runs must be whole blocks of ``block``.
 
     Returns
     -------
     MXErrors
-        Per column, the largest relative error of the values that read back finite
-        and nonzero; and over all columns, the number of nonzero finite values that
-        read back as zero (too small beside their block's largest), that saturated,
-        and that read back as NaN because their block holds a NaN or an infinity.
+        Per sampled column, the largest relative error of the values that read back
+        finite and nonzero; and over them all, the number of nonzero finite values
+        that read back as zero (too small beside their block's largest), that
+        saturated, and that read back as NaN because their block holds a NaN or an
+        infinity.
     """
     fmt = mx.scaled_dtype(element, block=block)
     cols, rows = columns.shape
-    stats = MXErrors(cols)
-    step = max(block, CHUNK // block * block)
+    plan = sample or Sample(np.arange(cols), None, rows, "")
+    step = max(block, min(CHUNK, MX_CHUNK) // block * block)
+    runs = rows if plan.starts is None else plan.starts.size
+    per_chunk = step if plan.starts is None else max(1, step // plan.run)
+    stats = MXErrors(plan.columns.size)
     largest = float(ml_dtypes.finfo(sw.to_numpy_dtype(fmt.element)).max)  # type: ignore[no-untyped-call]
-    with progress(cols * rows, f"{element}") as bar:
-        for c in range(cols):
-            for part in _chunks(rows, step):
-                x = np.asarray(columns[c, part], dtype=np.float32)
+    with progress(
+        plan.columns.size * runs * (1 if plan.starts is None else plan.run), element
+    ) as bar:
+        for k, c in enumerate(plan.columns):
+            for part in _chunks(runs, per_chunk):  # runs are whole blocks, never split
+                where = part if plan.starts is None else plan.positions(part)
+                x = np.asarray(columns[c, where], dtype=np.float32)
                 q = mx.quantize(x, fmt)
-                back = mx.dequantize(q.elements, q.scales, fmt)
+                back = mx.dequantize(q, fmt)
                 with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
                     finite = np.isfinite(x) & (x != 0)
                     stats.lost_to_nan += int(np.count_nonzero(finite & np.isnan(back)))
@@ -429,15 +548,23 @@ def mx_errors(columns: npt.NDArray[Any], element: str, *, block: int = MX_BLOCK)
                     clamped = np.abs(x) > largest * scale  # beyond the block's range: clamped
                     stats.saturated += int(np.count_nonzero(clamped & finite))
                 if rel.size:
-                    stats.relative[c] = max(stats.relative[c], float(rel.max()))
+                    stats.relative[k] = max(stats.relative[k], float(rel.max()))
                 bar.update(x.size)
     return stats
 
 
 def _microscale(columns: npt.NDArray[Any], names: tuple[str, ...], report: Report) -> None:
+    sample = block_sample(columns.shape, MX_SAMPLE)
+    names = tuple(names[k] for k in sample.columns)
+    report.step("microscale", None, f"each OCP MX format round-trips {sample.description}")
+    if not sample.whole:
+        report.note(
+            "the counts below are the sample's (a format's error on a block depends only "
+            "on that block's values)"
+        )
     for label, element in MX_FORMATS:
         with _timed() as t:
-            stats = mx_errors(columns, element)
+            stats = mx_errors(columns, element, sample=sample)
         bits = sw.SimpleDType.from_name(element).bits + 8 / MX_BLOCK
         worst = int(np.argmax(stats.relative))
         text = (
@@ -459,6 +586,163 @@ def _microscale(columns: npt.NDArray[Any], names: tuple[str, ...], report: Repor
         report.step("microscale", t[0], "; ".join([text, *extras]))
 
 
+# -- array API: a streamed PCA ---------------------------------------------------------
+
+
+def _best_device(metal: bool) -> tuple[Any, str]:
+    """Return the PCA's array-API device: Metal where MLX runs (and is wanted), else CPU."""
+    import stridewave.array_api as xp
+
+    if metal:
+        from stridewave.carriers._metal import metal_runtime
+
+        ok, why = metal_runtime()
+        if not ok:  # the reason in the few words `python -m stridewave info` gives
+            return xp.Device("CPU"), f"CPU (no Metal here: {why})"
+        where = os.environ.get("STRIDEWAVE_METAL_DEVICE", "gpu").strip().lower() or "gpu"
+        return xp.Device("Metal"), f"Metal (MLX's {where} device)"
+    return xp.Device("CPU"), "CPU (--no-metal)"
+
+
+@dataclass
+class PCAResult:
+    """A PCA of the standardized columns, through the array API and by NumPy."""
+
+    device: str
+    rows: int
+    columns: tuple[str, ...]
+    singular: npt.NDArray[np.float64]
+    reference: npt.NDArray[np.float64]
+    left_out: tuple[str, ...]
+
+    @property
+    def difference(self) -> float:
+        """Largest relative difference of the singular values from NumPy's (float64)."""
+        scale = np.maximum(np.abs(self.reference), np.finfo(np.float32).tiny)
+        return float(np.max(np.abs(self.singular - self.reference) / scale))
+
+
+def pca(
+    columns: npt.NDArray[Any],
+    names: tuple[str, ...],
+    shift: npt.NDArray[np.float64],
+    *,
+    metal: bool = True,
+    chunk: int | None = None,
+) -> PCAResult | None:
+    """PCA of the standardized columns through ``stridewave.array_api``, streamed.
+
+    The rows with no missing value are read a band at a time; each band goes to the
+    array-API device as float32, is shifted by ``shift`` (the column means, for a
+    numerically safe sum of squares) and adds its Gram matrix ``X.T @ X`` and column
+    sums to two small device arrays. The correlation matrix then comes from those
+    (covariance scaled by the standard deviations), and ``xp.linalg.svd`` gives its
+    singular values: the variances of the principal components of the standardized
+    columns. NumPy does the same in float64 on the same bands, as the reference.
+
+    Parameters
+    ----------
+    columns : numpy.ndarray, shape (cols, rows)
+        The table, column-major (any real dtype; read in bands).
+    names : tuple of str
+        One name per column.
+    shift : numpy.ndarray of float64, shape (cols,)
+        Values near the column means (NaN where a column has no value).
+    metal : bool, optional
+        Whether to use the Metal device where MLX runs (else the CPU device).
+    chunk : int, optional
+        Values per band (default :data:`PCA_CHUNK`, or :data:`CHUNK` if smaller):
+        memory beyond the table is a few bands.
+
+    Returns
+    -------
+    PCAResult or None
+        None when fewer than two rows are complete or no column varies.
+    """
+    import stridewave.array_api as xp
+
+    device, description = _best_device(metal)
+    cols, rows = columns.shape
+    varies = np.isfinite(shift)
+    band = max(1, (chunk or min(CHUNK, PCA_CHUNK)) // max(cols, 1))
+    shift32 = np.where(varies, shift, 0).astype(np.float32)
+    shift_xp = xp.asarray(shift32, device=device)
+    gram = xp.zeros((cols, cols), dtype=xp.float32, device=device)
+    sums = xp.zeros((cols,), dtype=xp.float32, device=device)
+    gram64 = np.zeros((cols, cols))
+    sums64 = np.zeros(cols)
+    count = 0
+    with progress(cols * rows, "pca") as bar:
+        for start in range(0, rows, band):
+            # a copy, never a view: an array of the namespace may wrap its input without
+            # copying, and a view kept in a reference cycle would pin the whole table
+            part = np.array(columns[:, start : start + band].T, dtype=np.float32, order="C")
+            complete = np.isfinite(part).all(axis=1)
+            if not complete.all():
+                part = part[complete]
+            count += part.shape[0]
+            x = xp.asarray(part, device=device) - shift_xp
+            gram = gram + xp.matmul(xp.matrix_transpose(x), x)
+            sums = sums + xp.sum(x, axis=0)
+            wide = part.astype(np.float64) - shift32
+            gram64 += wide.T @ wide
+            sums64 += wide.sum(axis=0)
+            bar.update(min(band, rows - start) * cols)
+    if count < 2:
+        return None
+    n = float(count)
+    covariance = (gram - xp.reshape(sums, (cols, 1)) * xp.reshape(sums, (1, cols)) / n) / (n - 1)
+    covariance64 = (gram64 - np.outer(sums64, sums64) / n) / (n - 1)
+    spread64 = np.sqrt(np.diag(covariance64))
+    keep = np.flatnonzero(spread64 > 0)
+    if keep.size == 0:
+        return None
+    kept = xp.asarray(keep.astype(np.int32), device=device)
+    covariance = xp.take(xp.take(covariance, kept, axis=0), kept, axis=1)
+    spread = xp.sqrt(xp.linalg.diagonal(covariance))
+    correlation = covariance / (xp.reshape(spread, (-1, 1)) * xp.reshape(spread, (1, -1)))
+    singular = xp.linalg.svd(correlation, full_matrices=False)[1]
+    host = np.asarray(singular.to_device(xp.Device("CPU")), dtype=np.float64)
+    sub = covariance64[np.ix_(keep, keep)]
+    reference = np.linalg.svd(sub / np.outer(spread64[keep], spread64[keep]), compute_uv=False)
+    return PCAResult(
+        description,
+        count,
+        tuple(names[k] for k in keep),
+        host,
+        reference,
+        tuple(names[k] for k in range(cols) if k not in set(keep.tolist())),
+    )
+
+
+def _pca_step(
+    columns: npt.NDArray[Any],
+    names: tuple[str, ...],
+    shift: npt.NDArray[np.float64],
+    metal: bool,
+    report: Report,
+) -> None:
+    with _timed() as t:
+        result = pca(columns, names, shift, metal=metal)
+    if result is None:
+        report.step("pca", t[0], "skipped: fewer than two complete rows, or no column varies")
+        return
+    share = 100 * result.singular / result.singular.sum()
+    shown = ", ".join(f"{v:.3g}%" for v in share[:4]) + (", ..." if share.size > 4 else "")
+    report.step(
+        "pca",
+        t[0],
+        f"stridewave.array_api on {result.device}: {_plural(len(result.columns), 'column')} "
+        f"standardized ({_plural(result.rows, 'complete row')}), Gram matrix summed a band "
+        f"at a time, xp.linalg.svd of the correlation matrix; variance explained: {shown}",
+    )
+    report.note(
+        f"largest relative difference of the singular values from NumPy's (float64): "
+        f"{result.difference:.2g} (float32 on the device)"
+        + (f"; left out, constant: {', '.join(result.left_out)}" if result.left_out else "")
+    )
+
+
 # -- metal ----------------------------------------------------------------------------
 
 
@@ -467,14 +751,18 @@ def _metal_step(
 ) -> None:
     """Copy the values into a Metal carrier, release the Evictable, and check the copy.
 
-    The Evictable is released before the check so that at most two copies of the
-    data (the tier and the device array, then the device array and its NumPy
-    snapshot) are alive at once.
+    The values go to the Metal carrier from the Evictable's file tier (evicted first,
+    so the memory tier is gone), and the Evictable is released before the check, so
+    that at most two copies of the data (the file's pages and the device array, then
+    the device array and its NumPy snapshot) are resident at once.
     """
     try:
         with _timed() as t:
+            empty = sw.Metal(0, dtype=dtype)  # raises before anything moves if no runtime
+            gc.collect()  # a view of the tier left in a reference cycle would pin its buffer
+            evictable.evict()
             flat = np.asarray(evictable).reshape(-1)
-            metal = sw.Metal(0, dtype=dtype).new_like(flat)
+            metal = empty.new_like(flat)
             del flat
             evictable.release()
             ok = checksum(np.asarray(metal), label="metal") == expected
@@ -603,12 +891,13 @@ def run_demo(
 
     columns = np.asarray(evictable).reshape(cols, rows)
     _microscale(columns, names, report)
+    _pca_step(columns, names, means, metal, report)
     if plot is not None:
         from stridewave.cli._plot import write_plot
 
         with _timed() as t:
-            write_plot(plot, columns, names, table.source)
-        report.step("plot", t[0], f"wrote {plot}")
+            what = write_plot(plot, columns, names, table.source)
+        report.step("plot", t[0], f"wrote {plot} ({what})")
     del columns
 
     if metal:

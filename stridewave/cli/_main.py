@@ -12,6 +12,7 @@ demo [PATH] [--dtype DTYPE] [--no-metal] [--plot PNG]
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib.metadata
 import os
 import sys
@@ -141,8 +142,9 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     from stridewave.cli._demo import run_demo
 
     if args.plot is not None:
-        try:
-            import matplotlib  # noqa: F401
+        try:  # imported here, before the demo starts: the plot step times the drawing
+            import matplotlib.backends.backend_agg
+            import matplotlib.figure  # noqa: F401
         except ImportError:
             print(
                 "stridewave demo: error: --plot needs matplotlib, which is not installed; "
@@ -237,7 +239,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        The process exit status: 0 on success, 2 on a usage error, 1 on a failure.
+        The process exit status: 0 on success, 2 on a usage error, 1 on a failure,
+        130 when interrupted (Ctrl-C): one line on standard error, no traceback, and
+        the demo's temporary files removed.
     """
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -251,4 +255,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    except KeyboardInterrupt:
+        # the carriers of the interrupted step are only reachable from the traceback:
+        # dropping it and collecting releases them (a FileBacked removes its file)
+        sys.stdout.flush()
+        gc.collect()
+        fresh_line = "\r\x1b[K" if sys.stderr.isatty() else ""  # over a progress bar and ^C
+        print(f"{fresh_line}python -m stridewave {args.command}: interrupted", file=sys.stderr)
+        return 130
     return status

@@ -208,4 +208,25 @@ def test_dequantize_checks_the_planes() -> None:
     with pytest.raises(ValueError, match=r"expected scales of shape \(3,\)"):
         mx.dequantize(q.elements, q.scales[:2], fmt)
     with pytest.raises(TypeError, match="ScaledDType"):
-        mx.dequantize(q.elements, q.scales, "MXFP8")  # type: ignore[arg-type]
+        mx.dequantize(q.elements, q.scales, "MXFP8")  # type: ignore[call-overload]
+
+
+def test_dequantize_takes_what_quantize_returned(element: str) -> None:
+    fmt = mx.scaled_dtype(element)
+    values = np.linspace(-3, 5, 100, dtype=np.float32)
+    q = mx.quantize(values, fmt)
+    whole = mx.dequantize(q, fmt)
+    np.testing.assert_array_equal(whole, mx.dequantize(q.elements, q.scales, fmt))
+    rows = mx.quantize(values.reshape(4, 25), fmt, axis=0)
+    np.testing.assert_array_equal(
+        mx.dequantize(rows, fmt, axis=0), mx.dequantize(rows.elements, rows.scales, fmt, axis=0)
+    )
+
+
+def test_dequantize_without_a_format_says_both_ways_to_call_it() -> None:
+    fmt = mx.scaled_dtype("E4M3")
+    q = mx.quantize(np.ones(4, dtype=np.float32), fmt)
+    with pytest.raises(TypeError, match=r"dequantize\(q, fmt\)"):
+        mx.dequantize(q.elements, q.scales)  # type: ignore[call-overload]
+    with pytest.raises(TypeError, match="axis by keyword"):
+        mx.dequantize(q, fmt, 0)  # type: ignore[call-overload]
