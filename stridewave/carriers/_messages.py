@@ -319,8 +319,9 @@ def array_refused(array_dtype: object, *, dtype: object, expected: str) -> str:
 def no_storage_row(dtype: object, known: Iterable[object]) -> str:
     """Text for a descriptor with no row in the storage-dtype table (``ValueError``)."""
     return (
-        f"{dtype_text(dtype)} has no storage encoding: carriers store {_names(known)}. Pick one of "
-        f"those dtypes."
+        f"{dtype_text(dtype)} has no storage encoding: the spec carriers store {_names(known)}, "
+        f"and the extension carriers the array API standard's other dtypes. Pick one of those "
+        f"dtypes, or keep the values in a NumPy array (ml_dtypes) instead."
     )
 
 

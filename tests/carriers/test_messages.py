@@ -242,9 +242,9 @@ SITUATIONS: list[tuple[str, type[Exception], Callable[..., object], list[str]]] 
     (
         "no_storage_row",
         ValueError,
-        lambda: normalize_scalar(DType.Float64, 1.0),
+        lambda: normalize_scalar(DType.E4M3, 1.0),
         [
-            r"DType\.Float64 has no storage encoding",
+            r"DType\.E4M3 has no storage encoding",
             r"carriers store DType\.Float32, DType\.Int32 or DType\.Bool",
         ],
     ),
