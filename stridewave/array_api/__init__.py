@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from typing import Final
 
-from stridewave.array_api import fft, linalg
-from stridewave.array_api._array import (
+from stridewave.array_api import _indexing, fft, linalg  # (_indexing installs getitem, setitem)
+from stridewave.array_api._array import Array
+from stridewave.array_api._device import (
     DEFAULT_DEVICE_ENV,
-    Array,
     Device,
     default_device,
     set_default_device,

@@ -19,20 +19,21 @@ from typing import Any, Final
 
 import numpy as np
 
-from stridewave.array_api import _dtypes
+from stridewave.array_api import _dtypes, _messages
 from stridewave.array_api._array import (
+    OPERATOR_NAMES,
     Array,
-    Device,
+    adopted,
     as_array,
-    as_device,
-    backend_for,
     common_device,
-    default_device,
-    metal_backend,
+    install,
     read,
     wrap,
+    wrap_one,
 )
-from stridewave.carriers._messages import dtype_text
+from stridewave.array_api._backend import Adopted
+from stridewave.array_api._device import Device, as_device, default_device
+from stridewave.array_api._messages import DeviceMismatch, dtype_text
 from stridewave.dtypes import DType
 from stridewave.tensor import Tensor
 
@@ -103,7 +104,7 @@ def _device_of_args(values: Sequence[object], device: object = None) -> Device:
             if kind is Array:
                 if quick is None:
                     quick = value._device  # type: ignore[attr-defined]
-                elif value._device != quick:  # type: ignore[attr-defined]
+                elif value._device is not quick:  # type: ignore[attr-defined]
                     break  # (the general path below raises the error)
             elif (
                 kind is list
@@ -117,8 +118,8 @@ def _device_of_args(values: Sequence[object], device: object = None) -> Device:
     found = common_device(_flat(values))
     if device is not None:
         wanted = as_device(device)
-        if found is not None and wanted != found:
-            raise ValueError(
+        if found is not None and wanted is not found:
+            raise DeviceMismatch(
                 f"device={wanted!r} was requested for arrays on {found!r}; move them with "
                 "x.to_device first."
             )
@@ -126,18 +127,41 @@ def _device_of_args(values: Sequence[object], device: object = None) -> Device:
     return found if found is not None else default_device()
 
 
-#: Argument types that are neither arrays nor sequences (the scalars, then each backend
-#: dtype type and the like as it is first seen): passed through without further checks.
-_PLAIN_TYPES: set[type] = {bool, int, float, type(None), str}
+#: Argument types that are neither arrays nor sequences: passed through unchecked.
+_PLAIN_TYPES: Final = frozenset({bool, int, float, type(None), str})
 
-#: The Metal backend's direct calls by function name (MLXBackend.direct), looked up
-#: once each: a Metal operation skips the general dispatch when its operands allow.
-_DIRECTS: dict[str, Callable[..., Any]] = {}
+#: The Python scalars a direct call takes as operands.
+_PY_SCALARS: Final = frozenset({bool, int, float})
+
+#: Not looked up yet (a direct call's cache; None is an answer: no direct call).
+_UNSET: Final = object()
 
 
-def _load_direct(name: str) -> Callable[..., Any]:
-    found: Callable[..., Any] = metal_backend().direct(name)
-    _DIRECTS[name] = found
+class _Directs:
+    """A function's direct calls by device (``Backend.direct``), looked up once each."""
+
+    __slots__ = ("found", "name")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.found: dict[Device, Callable[..., Adopted | None] | None] = {}
+
+    def of(self, device: Device) -> Callable[..., Adopted | None] | None:
+        """Return the direct call of this function on ``device``, or None."""
+        call = self.found.get(device, _UNSET)
+        if call is _UNSET:
+            call = self.found[device] = device.backend.direct(self.name)
+        return call  # type: ignore[return-value]
+
+
+_DIRECTS: Final[dict[str, _Directs]] = {}
+
+
+def _directs(name: str) -> _Directs:
+    """Return the direct-call cache of the namespace function ``name``."""
+    found = _DIRECTS.get(name)
+    if found is None:
+        found = _DIRECTS[name] = _Directs(name)
     return found
 
 
@@ -170,12 +194,14 @@ def _apply(
                 break
         else:
             device = x._device
-            if device.kind == "Metal":
-                found = (_DIRECTS.get(name) or _load_direct(name))(x, **kwargs)
-                if found is not None:
-                    return found
-            result = getattr(backend_for(device).ns, name)(read(x, device), **kwargs)
-            return wrap(result, device, (x,))
+            if device.has_direct:
+                call = _directs(name).of(device)
+                if call is not None:
+                    found = call(x, **kwargs)
+                    if found is not None:
+                        return adopted(found, device)
+            backend = device.backend
+            return wrap(getattr(backend.ns, name)(backend.read(x), **kwargs), device, (x,))
     if device is None:
         device = _device_of_args(list(args) + list(kwargs.values()))
     sources: list[Tensor] = []
@@ -190,13 +216,11 @@ def _apply(
         if isinstance(value, (list, tuple)):
             if builtins.any(isinstance(v, Tensor) for v in value):
                 return type(value)(convert(v) for v in value)
-        else:
-            _PLAIN_TYPES.add(kind)  # neither an array nor a sequence: never converted
         return value
 
     call_args = [convert(a) for a in args]
     call_kwargs = {k: convert(v) for k, v in kwargs.items()}
-    backend = backend_for(device)
+    backend = device.backend
     namespace = backend.ns if sub is None else getattr(backend.ns, sub)
     result = getattr(namespace, name)(*call_args, **call_kwargs)
     return wrap(result, device, tuple(sources))
@@ -215,29 +239,26 @@ def _one(
     return result
 
 
-def _one_wrap(result: Any, device: Device) -> Array:
-    """:func:`wrap` for one backend array."""
-    out: Array = wrap(result, device)
-    return out
-
-
 def _unary(name: str, summary: str) -> Callable[[Any], Array]:
     rounding = name in ("ceil", "floor", "round", "trunc")
+    directs = _directs(name)
 
     def func(x: Any, /) -> Array:
         if type(x) is not Array and not isinstance(x, Tensor):
             raise TypeError(f"{name} expects an array, got {type(x).__name__} {x!r}.")
         device = x._device if type(x) is Array else _device_of_args((x,))
-        if device.kind == "Metal" and not rounding:
-            found = (_DIRECTS.get(name) or _load_direct(name))(x)
-            if found is not None:
-                return found  # type: ignore[no-any-return]
-        backend = backend_for(device)
+        if device.has_direct and not rounding and type(x) is Array:
+            call = directs.of(device)
+            if call is not None:
+                found = call(x)
+                if found is not None:
+                    return adopted(found, device)
+        backend = device.backend
         if rounding and x.dtype is not DType.Float32:
             # Rounding an integer is the identity (the standard keeps the dtype);
             # NumPy would answer in float64.
-            return _one_wrap(backend.cast(read(x, device), x.dtype), device)
-        return _one_wrap(getattr(backend.ns, name)(read(x, device)), device)
+            return wrap_one(backend.cast(read(x, device), x.dtype), device)
+        return wrap_one(getattr(backend.ns, name)(read(x, device)), device)
 
     func.__name__ = func.__qualname__ = name
     func.__signature__ = inspect.Signature([_P("x", _POS)])  # type: ignore[attr-defined]
@@ -246,6 +267,8 @@ def _unary(name: str, summary: str) -> Callable[[Any], Array]:
 
 
 def _binary(name: str, summary: str) -> Callable[[Any, Any], Array]:
+    directs = _directs(name)
+
     def func(x1: Any, x2: Any, /) -> Array:
         try:
             # (Python scalars of the int32 range, floats, bools and arrays pass as they
@@ -260,6 +283,7 @@ def _binary(name: str, summary: str) -> Callable[[Any, Any], Array]:
                 or isinstance(x2, Tensor)
             ):
                 x2 = _scalar_operand(name, x2, x1)
+                k2 = type(x2)
             k1 = type(x1)
             if not (
                 k1 is Array
@@ -269,30 +293,33 @@ def _binary(name: str, summary: str) -> Callable[[Any, Any], Array]:
                 or isinstance(x1, Tensor)
             ):
                 x1 = _scalar_operand(name, x1, x2)
-            if (type(x1) is Array and x1._device.kind == "Metal") or (
-                type(x2) is Array and x2._device.kind == "Metal"
+                k1 = type(x1)
+            first = x1._device if k1 is Array else x2._device if k2 is Array else None
+            if (
+                first is not None
+                and first.has_direct
+                and (k1 is Array or k1 in _PY_SCALARS)
+                and (k2 is Array or k2 in _PY_SCALARS)
             ):
-                found = (_DIRECTS.get(name) or _load_direct(name))(x1, x2)
-                if found is not None:
-                    return found  # type: ignore[no-any-return]
-            if type(x1) is Array or isinstance(x1, Tensor):
-                device = x1._device if type(x1) is Array else _device_of_args((x1,))
-                kind = type(x2)
-                if kind is int or kind is float or kind is bool:
+                call = directs.of(first)
+                if call is not None:
+                    found = call(x1, x2)
+                    if found is not None:
+                        return adopted(found, first)
+            if k1 is Array or isinstance(x1, Tensor):
+                device = x1._device if k1 is Array else _device_of_args((x1,))
+                if k2 is int or k2 is float or k2 is bool:
                     b: Any = x2  # (a Python scalar: answered before the Tensor ABC check)
-                elif kind is Array or isinstance(x2, Tensor):
-                    other = x2._device if kind is Array else _device_of_args((x2,))
-                    if other is not device and other != device:
-                        raise ValueError(
-                            f"{name}: arrays on different devices ({device!r} and {other!r}); "
-                            "move one with x.to_device first."
-                        )
+                elif k2 is Array or isinstance(x2, Tensor):
+                    other = x2._device if k2 is Array else _device_of_args((x2,))
+                    if other is not device:
+                        raise DeviceMismatch(_messages.devices_differ(device, other, name))
                     b = read(x2, device)
                 else:
                     b = _scalar_operand(name, x2)
                 a: Any = read(x1, device)
             elif isinstance(x2, Tensor):
-                device = x2._device if type(x2) is Array else _device_of_args((x2,))
+                device = x2._device if k2 is Array else _device_of_args((x2,))
                 a = _scalar_operand(name, x1)
                 b = read(x2, device)
             else:
@@ -300,8 +327,7 @@ def _binary(name: str, summary: str) -> Callable[[Any, Any], Array]:
                     f"{name} needs at least one array argument; got {type(x1).__name__} and "
                     f"{type(x2).__name__}."
                 )
-            backend = backend_for(device)
-            return _one_wrap(getattr(backend.ns, name)(a, b), device)
+            return wrap_one(getattr(device.backend.ns, name)(a, b), device)
         except ValueError as exc:
             _raise_if_unbroadcastable(name, x1, x2, exc)
             raise
@@ -357,17 +383,13 @@ def _raise_if_unbroadcastable(name: str, x1: object, x2: object, exc: ValueError
     together", MLX: "[broadcast_shapes] ..."); a program gets one message on every
     device. Returns (the caller re-raises ``exc``) when the shapes do broadcast.
     """
-    if "different devices" in str(exc):
-        return  # (the devices' own message, raised before any shape was looked at)
+    if isinstance(exc, DeviceMismatch):
+        return  # (raised before any shape was looked at)
     s1, s2 = _shape_of(x1), _shape_of(x2)
     try:
         np.broadcast_shapes(s1, s2)
     except ValueError:
-        raise ValueError(
-            f"{name}: the shapes {s1} and {s2} cannot be broadcast together (aligned from "
-            "the right, each pair of axes must be equal or one of them 1); reshape or index "
-            "an operand so that they can (for instance x[:, None])."
-        ) from exc
+        raise ValueError(_messages.shapes_do_not_broadcast(name, s1, s2)) from exc
 
 
 _INT32_MIN: Final = -(2**31)
@@ -524,10 +546,6 @@ subtract: Callable[[Any, Any], Array]
 
 def clip(x: Any, /, min: Any = None, max: Any = None) -> Array:
     device = _device_of_args((x, min, max))
-    if device.kind != "Metal" and getattr(x, "dtype", None) is DType.Int32:
-        # array_api_compat's NumPy clip writes into integer array bounds (to raise
-        # those below int32's range); the operands' views are read-only: give copies.
-        min, max = (np.array(read(b, device)) if isinstance(b, Tensor) else b for b in (min, max))
     return _one("clip", (x,), {"min": min, "max": max}, device=device)
 
 
@@ -567,9 +585,9 @@ def _check_shape(shape: object) -> tuple[int, ...]:
 
 
 def _create(name: str, args: tuple[Any, ...], dtype: DType, device: Device, **kwargs: Any) -> Array:
-    backend = backend_for(device)
-    return _one_wrap(
-        getattr(backend.ns, name)(*args, dtype=backend.backend_dtype(dtype), **kwargs), device
+    backend = device.backend
+    return wrap_one(
+        getattr(backend.ns, name)(*args, dtype=backend.native_dtype(dtype), **kwargs), device
     )
 
 
@@ -705,16 +723,12 @@ def asarray(
         # The carrier adopts ``values``' buffer: never the caller's own memory (only
         # copy=False shares it, above), so writes on either side stay apart.
         values = np.array(values, copy=True)
-    backend = backend_for(target)
-    return _one_wrap(backend.asarray(values, _dtypes.from_numpy(values.dtype)), target)
+    backend = target.backend
+    return wrap_one(backend.asarray(values, _dtypes.from_numpy(values.dtype)), target)
 
 
 def _share(obj: Any, wanted: DType | None, target: Device) -> Array:
     """``asarray(copy=False)``: share a NumPy (or buffer) object's memory on CPU."""
-    from stridewave.carriers import CPU
-
-    if target.kind != "CPU":
-        raise ValueError(f"asarray(copy=False) can share memory only on CPU, not {target!r}.")
     try:
         array = np.asarray(obj) if not isinstance(obj, (list, tuple, bool, int, float)) else None
     except (TypeError, ValueError):
@@ -729,10 +743,7 @@ def _share(obj: Any, wanted: DType | None, target: Device) -> Array:
             f"asarray(copy=False) cannot share the memory of {type(obj).__name__}: it needs a "
             "C-contiguous NumPy array or buffer of bool, int32 or float32."
         )
-    carrier = CPU.from_numpy(array.reshape(-1), mutable=bool(array.flags.writeable))
-    from stridewave.array_api._array import _make, contiguous_layout
-
-    return _make(carrier, contiguous_layout(array.shape), 0, target)
+    return adopted(target.backend.share(array), target)
 
 
 def _to_numpy(obj: Any, wanted: DType | None) -> np.ndarray[Any, Any]:
@@ -809,7 +820,7 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
     if isinstance(x, Tensor):
         return asarray(x, device=device, copy=copy)
     target = _creation_device(device)
-    if target.kind != "Metal":
+    if target.backend.host_addressable:
         array = np.from_dlpack(x, copy=copy) if copy is not None else np.from_dlpack(x)
         return asarray(array, device=target, copy=copy is not False)
     return asarray(np.from_dlpack(x), device=target)
@@ -848,8 +859,8 @@ def astype(x: Any, dtype: Any, /, *, copy: bool = True, device: Any = None) -> A
     if target is array.dtype and not copy:
         return array
     x = array
-    backend = backend_for(x._device)
-    return _one_wrap(backend.cast(read(x, x._device), target), x._device)
+    backend = x._device.backend
+    return wrap_one(backend.cast(read(x, x._device), target), x._device)
 
 
 _document(astype, "A copy of ``x`` cast to ``dtype``.")
@@ -863,6 +874,9 @@ result_type = _dtypes.result_type
 # -- linear algebra in the main namespace -------------------------------------------------
 
 
+_MATMUL_DIRECTS: Final = _directs("matmul")
+
+
 def matmul(x1: Any, x2: Any, /) -> Array:
     try:
         if (
@@ -873,13 +887,14 @@ def matmul(x1: Any, x2: Any, /) -> Array:
             # Two Arrays on one device (the common case): straight to the backend, as
             # the elementwise functions go, without the general argument walk of _apply.
             device = x1._device
-            if device.kind == "Metal":
-                found = (_DIRECTS.get("matmul") or _load_direct("matmul"))(x1, x2)
-                if found is not None:
-                    return found  # type: ignore[no-any-return]
-            return _one_wrap(
-                backend_for(device).ns.matmul(read(x1, device), read(x2, device)), device
-            )
+            if device.has_direct:
+                call = _MATMUL_DIRECTS.of(device)
+                if call is not None:
+                    found = call(x1, x2)
+                    if found is not None:
+                        return adopted(found, device)
+            backend = device.backend
+            return wrap_one(backend.ns.matmul(backend.read(x1), backend.read(x2)), device)
         if not (isinstance(x1, Tensor) and isinstance(x2, Tensor)):
             raise TypeError("matmul needs two arrays.")
         return _one("matmul", (x1, x2))
@@ -889,7 +904,7 @@ def matmul(x1: Any, x2: Any, /) -> Array:
             s1
             and s2
             and s1[-1] != s2[-2 if len(s2) > 1 else 0]
-            and "different devices" not in str(exc)
+            and not isinstance(exc, DeviceMismatch)
         ):
             raise ValueError(
                 f"matmul: the last axis of x1 (shape {s1}) must match the "
@@ -1114,25 +1129,11 @@ _document(unique_inverse, "Unique elements and inverse indices.", returns="named
 
 
 def _acc_dtype(x: Any, dtype: object) -> Any:
-    if dtype is None and type(x) is Array:
-        known = _ACC_DTYPES.get((x._device.kind, x._dtype))
-        if known is not None:
-            return known
-    chosen = (
-        _dtypes.as_dtype(dtype)
-        if dtype is not None
-        else (DType.Float32 if x.dtype is DType.Float32 else DType.Int32)
-    )
-    device = x._device if type(x) is Array else _device_of_args((x,))
-    found = backend_for(device).backend_dtype(chosen)
-    if dtype is None and type(x) is Array:
-        _ACC_DTYPES[(device.kind, x._dtype)] = found
-    return found
-
-
-#: The default accumulator dtype of sums and products, by (device kind, input dtype):
-#: the backend's own dtype object, looked up once.
-_ACC_DTYPES: dict[tuple[str, DType], Any] = {}
+    """Return the native accumulator dtype of sums and products of ``x`` (``dtype`` if given)."""
+    requested = None if dtype is None else _dtypes.as_dtype(dtype)
+    if type(x) is Array:
+        return x._device.backend.accumulator(x._dtype, requested)
+    return _device_of_args((x,)).backend.accumulator(x.dtype, requested)
 
 
 def cumulative_sum(
@@ -1156,42 +1157,28 @@ def cumulative_prod(
 
 
 def _stat(name: str, x: Any, kwargs: dict[str, Any]) -> Array:
-    """:func:`_one` for the statistical functions: a Metal array tries its direct call first.
+    """:func:`_one` for the statistical functions: a direct call first where there is one.
 
     Their keywords (``axis``, ``keepdims``, ``dtype``, ``correction``) never hold
     arrays, so the general argument walk of :func:`_apply` has nothing to do there.
     """
-    if type(x) is Array and x._device.kind == "Metal":
-        found = (_DIRECTS.get(name) or _load_direct(name))(x, **kwargs)
-        if found is not None:
-            return found  # type: ignore[no-any-return]
+    if type(x) is Array:
+        device = x._device
+        if device.has_direct:
+            call = _directs(name).of(device)
+            if call is not None:
+                found = call(x, **kwargs)
+                if found is not None:
+                    return adopted(found, device)
     return _one(name, (x,), kwargs)
 
 
-def _sum_dtype(x: Any, dtype: object) -> Any:
-    """Return the accumulator dtype of ``sum``/``prod`` (None: MLX's own, the standard's).
-
-    MLX sums float32 in float32 and int32 in int32, the standard's defaults, so a
-    Metal array of those without ``dtype`` passes None (no dtype test in the graph's
-    Python). Bool keeps its int32 (MLX answers bool where nothing is combined:
-    ``axis=()``, a 0-d array); the other devices get the dtype :func:`_acc_dtype` picks.
-    """
-    if (
-        dtype is None
-        and type(x) is Array
-        and x._device.kind == "Metal"
-        and x._dtype is not DType.Bool
-    ):
-        return None
-    return _acc_dtype(x, dtype)
-
-
 def sum(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Array:
-    return _stat("sum", x, {"axis": axis, "dtype": _sum_dtype(x, dtype), "keepdims": keepdims})
+    return _stat("sum", x, {"axis": axis, "dtype": _acc_dtype(x, dtype), "keepdims": keepdims})
 
 
 def prod(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Array:
-    return _stat("prod", x, {"axis": axis, "dtype": _sum_dtype(x, dtype), "keepdims": keepdims})
+    return _stat("prod", x, {"axis": axis, "dtype": _acc_dtype(x, dtype), "keepdims": keepdims})
 
 
 def max(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Array:
@@ -1249,3 +1236,5 @@ _document_all(
         (diff, "``n``-th forward difference along ``axis``."),
     )
 )
+
+install({name: globals()[name] for name in OPERATOR_NAMES})

@@ -14,17 +14,20 @@ from typing import Any
 
 import numpy as np
 
-from stridewave.array_api import _array
 from stridewave.array_api._array import (
     Array,
-    backend_for,
-    contiguous_layout,
+    adopted,
+    as_array,
+    device_of,
+    install,
     read,
-    strided_layout,
-    wrap,
+    wrap_one,
     write,
 )
-from stridewave.carriers._messages import dtype_text
+from stridewave.array_api._backend import contiguous_layout, strided_layout
+from stridewave.array_api._device import Device
+from stridewave.array_api._dtypes import as_dtype, result_type
+from stridewave.array_api._messages import DeviceMismatch, dtype_text
 from stridewave.dtypes import DType
 from stridewave.tensor import Tensor
 
@@ -42,7 +45,7 @@ def _as_int(item: object) -> int | None:
     if isinstance(item, np.integer):
         return int(item)
     if isinstance(item, Tensor) and item.dtype is DType.Int32 and item.shape == ():
-        return operator.index(_array.as_array(item))
+        return operator.index(as_array(item))
     return None
 
 
@@ -144,13 +147,13 @@ def _key_tuple(key: object) -> tuple[Any, ...]:
     return key if isinstance(key, tuple) else (key,)
 
 
-def _backend_key(key: tuple[Any, ...], device: _array.Device) -> tuple[Any, ...]:
+def _backend_key(key: tuple[Any, ...], device: Device) -> tuple[Any, ...]:
     out = []
     for item in key:
         if isinstance(item, Tensor):
-            if _array.device_of(item) != device:
-                raise ValueError(
-                    f"the index array is on {_array.device_of(item)!r} but the array on "
+            if device_of(item) is not device:
+                raise DeviceMismatch(
+                    f"the index array is on {device_of(item)!r} but the array on "
                     f"{device!r}; move it with .to_device()."
                 )
             out.append(read(item, device))
@@ -162,7 +165,7 @@ def _backend_key(key: tuple[Any, ...], device: _array.Device) -> tuple[Any, ...]
 def getitem(x: Array, key: object) -> Array:
     """Return ``x[key]``: a view for basic keys, a fresh array otherwise.
 
-    ``Array.__getitem__`` answers a 1-D slice itself (``_array._one_slice``) first.
+    ``Array.__getitem__`` answers a 1-D slice itself first.
     """
     key_t = _key_tuple(key)
     layout = x.layout
@@ -175,25 +178,23 @@ def getitem(x: Array, key: object) -> Array:
             view_layout = strided_layout(tuple(shape), tuple(strides))
         carrier = x._carrier
         assert carrier is not None
-        return _array._make(carrier, view_layout, offset, x._device)
+        return adopted((carrier, view_layout, offset, None), x._device)
     device = x._device
-    backend = backend_for(device)
-    return backend.getitem(read(x, device), _backend_key(key_t, device), device)  # type: ignore[no-any-return]
+    result = device.backend.getitem(read(x, device), _backend_key(key_t, device))
+    return wrap_one(result, device)
 
 
 def _value_for(x: Array, value: object) -> Any:
     """Return ``value`` as a backend array of ``x``'s dtype (checking compatibility)."""
     device = x._device
-    backend = backend_for(device)
+    backend = device.backend
     dtype = x.dtype
     if isinstance(value, Tensor):
-        if _array.device_of(value) != device:
-            raise ValueError(
-                f"cannot assign an array on {_array.device_of(value)!r} into one on "
+        if device_of(value) is not device:
+            raise DeviceMismatch(
+                f"cannot assign an array on {device_of(value)!r} into one on "
                 f"{device!r}; move it with .to_device()."
             )
-        from stridewave.array_api._dtypes import as_dtype, result_type
-
         if result_type(as_dtype(value.dtype), dtype) is not dtype:
             raise TypeError(
                 f"cannot assign {dtype_text(value.dtype)} values into a "
@@ -236,7 +237,7 @@ def setitem(x: Array, key: object, value: object) -> None:
     device = x._device
     source = _value_for(x, value)
     geometry = basic_geometry(layout.shape, layout.strides, x._offset, key_t)
-    backend = backend_for(device)
+    backend = device.backend
     if geometry is not None:
         shape, strides, offset = geometry
         try:
@@ -253,4 +254,4 @@ def setitem(x: Array, key: object, value: object) -> None:
     write(x, device, layout.shape, layout.strides, x._offset, updated)
 
 
-_ = wrap
+install({"getitem": getitem, "setitem": setitem})
