@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from stridewave.array_api import _indexing, fft, linalg  # (_indexing installs getitem, setitem)
+# (_indexing installs Array.__getitem__ and __setitem__ when it loads)
+from stridewave.array_api import _indexing, fft, linalg  # noqa: F401
 from stridewave.array_api._array import Array
 from stridewave.array_api._device import (
     DEFAULT_DEVICE_ENV,

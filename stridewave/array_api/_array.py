@@ -34,6 +34,7 @@ from stridewave.array_api._device import Device, as_device, carrier_device
 from stridewave.carriers import Evictable, FileBacked
 from stridewave.carriers._messages import dtype_text
 from stridewave.carriers._protocols import _caller_module
+from stridewave.dtypes import DType
 from stridewave.layout import Layout
 from stridewave.tensor import Tensor
 
@@ -47,7 +48,7 @@ def _make(adopted: Adopted, device: Device) -> Array:
     """Build an Array over adopted geometry (no re-validation: the backend proved it)."""
     out = object.__new__(Array)
     out._carrier, out._layout, out._offset, out._native = adopted
-    out._dtype = out._carrier.dtype()  # type: ignore[union-attr]
+    out._dtype = out._carrier.dtype()
     out._subtensors = ()
     out._device = device
     return out
@@ -567,9 +568,7 @@ class Array(Tensor):
     def __index__(self) -> int:
         """Return the single element of an int32 array as a Python int."""
         if self.dtype is not DType.Int32:
-            raise TypeError(
-                f"__index__ needs an int32 array, got {dtype_text(self.dtype)}."
-            )
+            raise TypeError(f"__index__ needs an int32 array, got {dtype_text(self.dtype)}.")
         return int(self._scalar("__index__"))
 
     # -- indexing ---------------------------------------------------------------------------
@@ -791,4 +790,3 @@ def namespace(api_version: str | None = None) -> types.ModuleType:
         )
     # (the package is loaded before any of its modules: found, not imported)
     return sys.modules[__package__]
-

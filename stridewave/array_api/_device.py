@@ -13,6 +13,8 @@ import os
 import threading
 from typing import TYPE_CHECKING, Any, Final
 
+from typing_extensions import Self
+
 from stridewave.array_api import _messages
 from stridewave.carriers import CPU, Carrier, Evictable, FileBacked, Generic, Metal
 
@@ -91,7 +93,7 @@ class Device:
 
     _INSTANCES: Final[dict[str, Device]] = {}
 
-    def __new__(cls, kind: object) -> Device:
+    def __new__(cls, kind: object) -> Self:
         name = _NAMES.get(kind.strip().lower()) if isinstance(kind, str) else None
         if name is None:
             raise ValueError(_messages.unknown_device(kind))
@@ -105,7 +107,7 @@ class Device:
                     object.__setattr__(found, "has_direct", name in _DIRECT_KINDS)
                     object.__setattr__(found, "_backend", None)
                     cls._INSTANCES[name] = found
-        return found
+        return found  # type: ignore[return-value]
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("Device is immutable")

@@ -213,9 +213,8 @@ def _apply(
         if kind is Array or isinstance(value, Tensor):
             sources.append(value)
             return read(value, device)
-        if isinstance(value, (list, tuple)):
-            if builtins.any(isinstance(v, Tensor) for v in value):
-                return type(value)(convert(v) for v in value)
+        if isinstance(value, (list, tuple)) and builtins.any(isinstance(v, Tensor) for v in value):
+            return type(value)(convert(v) for v in value)
         return value
 
     call_args = [convert(a) for a in args]
@@ -319,7 +318,7 @@ def _binary(name: str, summary: str) -> Callable[[Any, Any], Array]:
                     b = _scalar_operand(name, x2)
                 a: Any = read(x1, device)
             elif isinstance(x2, Tensor):
-                device = x2._device if k2 is Array else _device_of_args((x2,))
+                device = x2._device if k2 is Array else _device_of_args((x2,))  # type: ignore[attr-defined]
                 a = _scalar_operand(name, x1)
                 b = read(x2, device)
             else:

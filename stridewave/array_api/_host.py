@@ -14,7 +14,7 @@ import types
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-import array_api_compat.numpy as cnp
+import array_api_compat.numpy
 import numpy as np
 
 from stridewave.array_api import _dtypes
@@ -50,6 +50,9 @@ _CACHEABLE: Final = (CPU, Generic)
 #: A Tensor without the Array's ``_native`` slot (a plain Tensor: nothing cached).
 _NO_SLOT: Final = object()
 
+#: ``array_api_compat.numpy`` (typed loosely: its stubs name fewer functions than it has).
+cnp: Any = array_api_compat.numpy
+
 
 def _clip(x: Any, /, min: Any = None, max: Any = None) -> Any:
     """``clip`` on host: integer bounds as copies (compat's clip writes into them)."""
@@ -82,9 +85,11 @@ def _view(tensor: Tensor) -> npt.NDArray[Any]:
     assert layout is not None
     offset = tensor._offset
     size = storage.shape[0]
-    if offset == 0 and layout._size == size and layout._strides == contiguous_layout(
-        layout._shape
-    )._strides:
+    if (
+        offset == 0
+        and layout._size == size
+        and layout._strides == contiguous_layout(layout._shape)._strides
+    ):
         return storage.reshape(layout._shape)
     check_bounds(tensor, size)
     itemsize = storage.itemsize
@@ -221,15 +226,16 @@ class HostBackend:
         An Array over a CPU or Generic carrier keeps the view as its ``native`` token
         until the carrier's version or size moves.
         """
-        cache = getattr(tensor, "_native", _NO_SLOT)
+        cache: Any = getattr(tensor, "_native", _NO_SLOT)
         carrier = tensor._carrier
-        if cache is not None and cache is not _NO_SLOT:
-            if (
-                cache[1] == carrier.version  # type: ignore[union-attr]
-                and cache[2] == carrier.size()  # type: ignore[union-attr]
-                and not carrier.is_released()  # type: ignore[union-attr]
-            ):
-                return cache[0]  # type: ignore[no-any-return]
+        if (
+            cache is not None
+            and cache is not _NO_SLOT
+            and cache[1] == carrier.version  # type: ignore[union-attr]
+            and cache[2] == carrier.size()  # type: ignore[union-attr]
+            and not carrier.is_released()  # type: ignore[union-attr]
+        ):
+            return cache[0]  # type: ignore[no-any-return]
         view = _view(tensor)
         if cache is not _NO_SLOT and type(carrier) in _CACHEABLE:
             tensor._native = (view, carrier.version, carrier.size())  # type: ignore[attr-defined,union-attr]
@@ -276,7 +282,7 @@ class HostBackend:
     @staticmethod
     def direct(name: str) -> None:
         """Return None: the host has no call faster than its namespace's."""
-        return None
+        return
 
     # -- conversions ---------------------------------------------------------------------
 

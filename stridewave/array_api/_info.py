@@ -14,7 +14,6 @@ from stridewave.array_api._device import (
     as_device,
     default_device,
 )
-from stridewave.dtypes import DType
 
 __all__ = ["Info", "__array_namespace_info__"]
 

@@ -272,7 +272,10 @@ class MLXBackend:
 
     def export(self, tensor: Tensor) -> npt.NDArray[Any]:
         """Return a NumPy copy of the Tensor's values (no device read noted)."""
-        return self.to_numpy(self._logical(tensor, _storage(tensor._carrier, False)))
+        copied: npt.NDArray[Any] = self.to_numpy(
+            self._logical(tensor, _storage(tensor._carrier, False))
+        )
+        return copied
 
     def _logical(self, tensor: Tensor, storage: Any) -> Any:
         """Return the Tensor's values as an MLX array over its carrier's ``storage``."""
@@ -428,7 +431,8 @@ class MLXBackend:
     def to_numpy(self, array: Any) -> Any:
         """Return a NumPy copy of an MLX array."""
         self.mx.eval(array)
-        return np.array(array, copy=True)
+        copied: npt.NDArray[Any] = np.array(array, copy=True)
+        return copied
 
     def cast(self, array: Any, dtype: DType) -> Any:
         """Return ``array`` cast to ``dtype`` (a new MLX array)."""

@@ -370,7 +370,7 @@ class Metal(_ArrayCarrier):
 
     @property
     def mlx_array(self) -> Any:
-        """mlx.core.array or None: The live 1-D storage (None once released); internal API.
+        """The live 1-D storage, an ``mlx.core.array`` (None once released); internal API.
 
         For reading into device operations only: a host write must go through the
         carrier, and an operation that reads it records itself
@@ -380,12 +380,12 @@ class Metal(_ArrayCarrier):
 
     @property
     def mlx_device(self) -> Any:
-        """mlx.core.Device: The MLX device of the storage; internal API."""
+        """The MLX device of the storage (``mlx.core.Device``); internal API."""
         return self._device
 
     @property
     def mlx_device_name(self) -> str:
-        """str: The MLX device of the storage in words; internal API."""
+        """The MLX device of the storage in words (str); internal API."""
         return self._device_name
 
     def note_device_read(self, thread: int, scheduled: Any) -> None:

@@ -143,7 +143,7 @@ def test_metal_direct_calls_give_numpy_values_and_decline_what_they_do_not_take(
     x_np = rng.standard_normal(shape).astype(np.float32)
     y_np = rng.standard_normal(shape).astype(np.float32)
     x, y = xp.asarray(x_np, device=metal), xp.asarray(y_np, device=metal)
-    direct = metal.backend.direct
+    direct: Any = metal.backend.direct
     if operands == "evictable":
         # An Evictable over Metal: declined by the direct call, run by the general path.
         primary = xp.asarray(x_np.reshape(-1), device=metal)._carrier
