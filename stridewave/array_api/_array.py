@@ -293,11 +293,15 @@ def install(functions: dict[str, Callable[..., Any]]) -> None:
 
 
 def _binary(name: str, reflected: bool = False) -> Callable[[Array, object], Any]:
+    found: list[Callable[..., Any]] = []  # the installed function, looked up once
+
     def method(self: Array, other: object) -> Any:
         # (the scalar types first: for them isinstance answers before the ABC check)
         if type(other) is not Array and not isinstance(other, _OPERANDS):
             return NotImplemented
-        func = _OPERATORS[name]
+        if not found:
+            found.append(_OPERATORS[name])
+        func = found[0]
         return func(other, self) if reflected else func(self, other)
 
     method.__name__ = f"__{'r' if reflected else ''}{name}__"
