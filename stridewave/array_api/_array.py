@@ -195,11 +195,7 @@ def write(
     if isinstance(carrier, FileBacked) or (
         isinstance(carrier, Evictable) and isinstance(carrier.primary, FileBacked)
     ):
-        raise NotImplementedError(
-            f"cannot write into {carrier!r}: FileBacked storage has no scatter (carrier "
-            "spec), so FileBacked arrays are read-only in stridewave.array_api. Compute a "
-            "new array instead, or move it with x.to_device(xp.Device('CPU'))."
-        )
+        raise NotImplementedError(_messages.file_backed_read_only(carrier))
     source_carrier = device.backend.write_source(values, shape, target.dtype)
     source = Tensor(source_carrier, contiguous_layout(shape))
     carrier.scatter(source, Tensor(carrier, EMPTY_LAYOUT), Layout(shape, strides), offset)
@@ -317,15 +313,9 @@ def _inplace(name: str) -> Callable[[Array, object], Array]:
             return NotImplemented  # type: ignore[no-any-return]
         result = _OPERATORS[name](self, other)
         if result.shape != self.shape:
-            raise ValueError(
-                f"in-place {name} would change the shape {self.shape} to {result.shape}; "
-                "the right operand must broadcast to the left one's shape."
-            )
+            raise ValueError(_messages.inplace_shape(name, self.shape, result.shape))
         if result.dtype is not self.dtype:
-            raise TypeError(
-                f"in-place {name} would change the dtype {dtype_text(self.dtype)} to "
-                f"{dtype_text(result.dtype)}; use the out-of-place operator."
-            )
+            raise TypeError(_messages.inplace_dtype(name, self.dtype, result.dtype))
         layout = self.layout
         write(
             self,
@@ -386,10 +376,7 @@ class Array(Tensor):
     _native: Any
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise TypeError(
-            "stridewave.array_api.Array is built by the namespace: use xp.asarray(values) "
-            "or xp.asarray(tensor) (no copy), not Array(...)."
-        )
+        raise TypeError(_messages.array_constructor())
 
     # -- Tensor's queries without the self-referencing subtensors tuple ---------------
 
@@ -428,10 +415,7 @@ class Array(Tensor):
     def T(self) -> Array:
         """Array: The transpose of a 2-D array (a view; ``ValueError`` otherwise)."""
         if self.ndim != 2:
-            raise ValueError(
-                f".T needs a 2-D array, got {self.ndim}-D (shape {self.shape}); use "
-                "xp.permute_dims or .mT for stacks of matrices."
-            )
+            raise ValueError(_messages.transpose_needs_2d(self.ndim, self.shape))
         return _OPERATORS["permute_dims"](self, (1, 0))  # type: ignore[no-any-return]
 
     @property
@@ -463,7 +447,7 @@ class Array(Tensor):
             If the carrier is released.
         """
         if stream is not None:
-            raise ValueError("stridewave.array_api.to_device takes no stream; pass stream=None.")
+            raise ValueError(_messages.no_stream())
         target = as_device(device)
         if target == self._device:
             return self
@@ -549,7 +533,7 @@ class Array(Tensor):
         if self.size != 1 and what != "__bool__":
             pass
         if self.ndim != 0 and self.size != 1:
-            raise TypeError(f"{what} needs a 0-d array (one element); got shape {self.shape}.")
+            raise TypeError(_messages.not_one_element(what, self.shape))
         return host_values(self, self._device).reshape(()).item()
 
     def __bool__(self) -> bool:
@@ -572,7 +556,7 @@ class Array(Tensor):
     def __index__(self) -> int:
         """Return the single element of an int32 array as a Python int."""
         if self.dtype is not DType.Int32:
-            raise TypeError(f"__index__ needs an int32 array, got {dtype_text(self.dtype)}.")
+            raise TypeError(_messages.index_needs_int32(self.dtype))
         return int(self._scalar("__index__"))
 
     # -- indexing ---------------------------------------------------------------------------
@@ -699,7 +683,7 @@ class Array(Tensor):
         if not self._device.backend.host_addressable:
             out = np.array(host_values(self, self._device), dtype=dtype)
             if copy is False:
-                raise ValueError("a Metal array has no NumPy view; drop copy=False.")
+                raise ValueError(_messages.no_numpy_view(self._device))
             return out
         return Tensor.__array__(self, dtype, copy)
 
@@ -788,9 +772,6 @@ def namespace(api_version: str | None = None) -> types.ModuleType:
         "2023.12",
         "2024.12",
     ):
-        raise ValueError(
-            f"stridewave.array_api implements the array API standard 2024.12; got "
-            f"api_version={api_version!r}."
-        )
+        raise ValueError(_messages.api_version(api_version))
     # (the package is loaded before any of its modules: found, not imported)
     return sys.modules[__package__]

@@ -34,7 +34,7 @@ from stridewave.array_api._array import (
 )
 from stridewave.array_api._backend import Adopted
 from stridewave.array_api._device import Device, as_device, default_device
-from stridewave.array_api._messages import DeviceMismatch, dtype_text
+from stridewave.array_api._messages import DeviceMismatch
 from stridewave.dtypes import DType
 from stridewave.tensor import Tensor
 
@@ -120,10 +120,7 @@ def _device_of_args(values: Sequence[object], device: object = None) -> Device:
     if device is not None:
         wanted = as_device(device)
         if found is not None and wanted is not found:
-            raise DeviceMismatch(
-                f"device={wanted!r} was requested for arrays on {found!r}; move them with "
-                "x.to_device first."
-            )
+            raise DeviceMismatch(_messages.device_requested(wanted, found))
         return wanted
     return found if found is not None else default_device()
 
@@ -245,7 +242,7 @@ def _unary(name: str, summary: str) -> Callable[[Any], Array]:
 
     def func(x: Any, /) -> Array:
         if type(x) is not Array and not isinstance(x, Tensor):
-            raise TypeError(f"{name} expects an array, got {type(x).__name__} {x!r}.")
+            raise TypeError(_messages.expects_array(name, x))
         device = x._device if type(x) is Array else _device_of_args((x,))
         if device.has_direct and not rounding and type(x) is Array:
             call = directs.of(device)
@@ -323,10 +320,7 @@ def _binary(name: str, summary: str) -> Callable[[Any, Any], Array]:
                 a = _scalar_operand(name, x1)
                 b = read(x2, device)
             else:
-                raise TypeError(
-                    f"{name} needs at least one array argument; got {type(x1).__name__} and "
-                    f"{type(x2).__name__}."
-                )
+                raise TypeError(_messages.needs_an_array(name, x1, x2))
             return wrap_one(getattr(device.backend.ns, name)(a, b), device)
         except ValueError as exc:
             _raise_if_unbroadcastable(name, x1, x2, exc)
@@ -359,16 +353,9 @@ def _scalar_operand(name: str, value: object, other: object = None) -> object:
             if dtype is DType.Float32:
                 return float(value)
             if dtype is not None:
-                raise OverflowError(
-                    f"{name}: the Python int {value} is outside the int32 range of the "
-                    f"{dtype_text(dtype)} array it is combined with; pass a float, or use a "
-                    "float32 array."
-                )
+                raise OverflowError(_messages.int_out_of_range(name, value, dtype))
         return value
-    raise TypeError(
-        f"{name}: operands must be arrays or Python scalars (bool, int, float); got "
-        f"{type(value).__name__} {value!r}."
-    )
+    raise TypeError(_messages.bad_operand(name, value))
 
 
 def _shape_of(value: object) -> tuple[int, ...]:
@@ -570,10 +557,7 @@ def _infer_dtype(value: object) -> DType:
         return DType.Int32
     if isinstance(value, (float, np.floating)):
         return DType.Float32
-    raise TypeError(
-        f"cannot infer an array dtype from {type(value).__name__} {value!r}; pass a bool, "
-        "int or float (complex numbers have no dtype here)."
-    )
+    raise TypeError(_messages.no_dtype_for(value))
 
 
 def _check_shape(shape: object) -> tuple[int, ...]:
@@ -581,7 +565,7 @@ def _check_shape(shape: object) -> tuple[int, ...]:
         return (int(shape),)
     if isinstance(shape, (tuple, list)):
         return tuple(int(s) for s in shape)
-    raise TypeError(f"shape must be an int or a tuple of ints, got {shape!r}.")
+    raise TypeError(_messages.bad_shape(shape))
 
 
 def _create(name: str, args: tuple[Any, ...], dtype: DType, device: Device, **kwargs: Any) -> Array:
@@ -624,7 +608,7 @@ def _check_fill(value: object, dtype: DType) -> None:
         and not isinstance(value, bool)
         and not -(2**31) <= value < 2**31
     ):
-        raise OverflowError(f"fill value {value} is out of the int32 range.")
+        raise OverflowError(_messages.fill_out_of_range(value))
 
 
 def _like_device(x: Any, device: object) -> Device:
@@ -706,11 +690,7 @@ def asarray(
         if same and not copy:
             return x
         if copy is False:
-            raise ValueError(
-                f"asarray(copy=False) cannot give {dtype_text(wanted or x.dtype)} on "
-                f"{target!r} from an "
-                f"array of {dtype_text(x.dtype)} on {x._device!r} without a copy."
-            )
+            raise ValueError(_messages.copy_needed(wanted or x.dtype, target, x.dtype, x._device))
         moved = x.to_device(target) if target != x._device else x
         if moved is not x and (wanted is None or wanted is moved.dtype):
             return moved
@@ -739,10 +719,7 @@ def _share(obj: Any, wanted: DType | None, target: Device) -> Array:
         or (wanted is not None and _dtypes.from_numpy(array.dtype) is not wanted)
         or not array.flags.c_contiguous
     ):
-        raise ValueError(
-            f"asarray(copy=False) cannot share the memory of {type(obj).__name__}: it needs a "
-            "C-contiguous NumPy array or buffer of bool, int32 or float32."
-        )
+        raise ValueError(_messages.cannot_share(obj))
     return adopted(target.backend.share(array), target)
 
 
@@ -757,14 +734,14 @@ def _to_numpy(obj: Any, wanted: DType | None) -> np.ndarray[Any, Any]:
             _check_fill(obj, wanted)
         array = np.asarray(obj)
         if array.dtype.kind == "c":
-            raise TypeError("complex values have no dtype in stridewave.array_api.")
+            raise TypeError(_messages.complex_values())
         if (
             wanted is DType.Int32
             and array.dtype.kind in "iu"
             and array.size
             and (array.min() < -(2**31) or array.max() >= 2**31)
         ):
-            raise OverflowError("values out of the int32 range.")
+            raise OverflowError(_messages.values_out_of_int32())
         if wanted is DType.Float32 and array.dtype.kind == "f":
             return _to_float32(array, obj)
         return np.asarray(array, dtype=_dtypes.numpy_dtype(wanted))
@@ -774,18 +751,13 @@ def _to_numpy(obj: Any, wanted: DType | None) -> np.ndarray[Any, Any]:
         return array
     if array.dtype.kind in "iu":
         if array.size and (array.min() < -(2**31) or array.max() >= 2**31):
-            raise OverflowError(
-                f"integer values out of the int32 range cannot make an int32 array: {obj!r}."
-            )
+            raise OverflowError(_messages.integers_out_of_int32(obj))
         return array.astype(np.int32)
     if array.dtype.kind == "f":
         return _to_float32(array, obj)
     if array.dtype.kind == "b":
         return array.astype(np.bool_)
-    raise TypeError(
-        f"cannot make an array of bool, int32 or float32 from {type(obj).__name__} "
-        f"(NumPy reads it as {array.dtype})."
-    )
+    raise TypeError(_messages.no_namespace_dtype(obj, array.dtype))
 
 
 def _to_float32(array: np.ndarray[Any, Any], obj: object) -> np.ndarray[Any, Any]:
@@ -800,11 +772,7 @@ def _to_float32(array: np.ndarray[Any, Any], obj: object) -> np.ndarray[Any, Any
         overflowed = np.isinf(out) & np.isfinite(array)
         if overflowed.any():
             bad = array[overflowed].flat[0]
-            raise OverflowError(
-                f"{bad!r} has no finite float32 value (its magnitude is at least "
-                f"2**128 - 2**103), so it cannot make a float32 array from {type(obj).__name__}. "
-                "Scale the data, or keep it in NumPy as float64."
-            )
+            raise OverflowError(_messages.float32_overflow(bad, obj))
     return out
 
 
@@ -896,7 +864,7 @@ def matmul(x1: Any, x2: Any, /) -> Array:
             backend = device.backend
             return wrap_one(backend.ns.matmul(backend.read(x1), backend.read(x2)), device)
         if not (isinstance(x1, Tensor) and isinstance(x2, Tensor)):
-            raise TypeError("matmul needs two arrays.")
+            raise TypeError(_messages.matmul_needs_arrays())
         return _one("matmul", (x1, x2))
     except ValueError as exc:
         s1, s2 = _shape_of(x1), _shape_of(x2)
@@ -906,11 +874,7 @@ def matmul(x1: Any, x2: Any, /) -> Array:
             and s1[-1] != s2[-2 if len(s2) > 1 else 0]
             and not isinstance(exc, DeviceMismatch)
         ):
-            raise ValueError(
-                f"matmul: the last axis of x1 (shape {s1}) must match the "
-                f"{'second-to-last' if len(s2) > 1 else 'only'} axis of x2 (shape {s2}); "
-                "transpose an operand (x.mT) or fix the shapes."
-            ) from exc
+            raise ValueError(_messages.matmul_shapes(s1, s2)) from exc
         raise
 
 
@@ -988,11 +952,7 @@ def reshape(x: Any, /, shape: Any, *, copy: bool | None = None) -> Array:
             and (size == int(np.prod(known)) if -1 not in shape else True)
         )
         if not fits:
-            raise ValueError(
-                f"reshape: an array of shape {_shape_of(x)} ({size} elements) cannot take "
-                f"the shape {shape}; the new shape must hold the same number of elements "
-                "(one axis may be -1 to have it inferred)."
-            ) from exc
+            raise ValueError(_messages.reshape_size(_shape_of(x), size, shape)) from exc
         raise
 
 
@@ -1057,7 +1017,7 @@ def count_nonzero(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Arr
 
 def nonzero(x: Any, /) -> tuple[Array, ...]:
     if isinstance(x, Tensor) and len(x.shape) == 0:
-        raise ValueError("nonzero needs an array with at least one axis.")
+        raise ValueError(_messages.nonzero_0d())
     return tuple(_apply("nonzero", (x,)))
 
 

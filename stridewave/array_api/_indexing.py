@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from stridewave.array_api import _messages
 from stridewave.array_api._array import (
     Array,
     adopted,
@@ -27,7 +28,7 @@ from stridewave.array_api._array import (
 from stridewave.array_api._backend import contiguous_layout, strided_layout
 from stridewave.array_api._device import Device
 from stridewave.array_api._dtypes import as_dtype, result_type
-from stridewave.array_api._messages import DeviceMismatch, dtype_text
+from stridewave.array_api._messages import DeviceMismatch
 from stridewave.dtypes import DType
 from stridewave.tensor import Tensor
 
@@ -53,11 +54,11 @@ def _slice_index(value: object, what: str) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool):
-        raise IndexError(f"slice {what} must be an integer or None, got {value!r}.")
+        raise IndexError(_messages.slice_bound(what, value))
     try:
         return operator.index(value)  # type: ignore[arg-type]
     except TypeError:
-        raise IndexError(f"slice {what} must be an integer or None, got {value!r}.") from None
+        raise IndexError(_messages.slice_bound(what, value)) from None
 
 
 def basic_geometry(
@@ -96,13 +97,11 @@ def basic_geometry(
                 return None
             items.append(("int", index))
     if ellipses > 1:
-        raise IndexError(f"an index can have at most one ellipsis (...); got {key!r}.")
+        raise IndexError(_messages.two_ellipses(key))
     used = sum(1 for kind, _ in items if kind in ("int", "slice"))
     ndim = len(shape)
     if used > ndim:
-        raise IndexError(
-            f"too many indices: the array has {ndim} axes but the key {key!r} indexes {used}."
-        )
+        raise IndexError(_messages.too_many_indices(ndim, key, used))
     if ellipses == 0:
         items.append(("ellipsis", None))
     out_shape: list[int] = []
@@ -121,14 +120,12 @@ def basic_geometry(
         elif kind == "int":
             extent = shape[axis]
             if not -extent <= value < extent:
-                raise IndexError(
-                    f"index {value} is out of bounds for axis {axis} with size {extent}."
-                )
+                raise IndexError(_messages.index_out_of_bounds(value, axis, extent))
             offset += (value % extent) * strides[axis]
             axis += 1
         else:
             if value.step == 0:
-                raise IndexError("slice step cannot be zero.")
+                raise IndexError(_messages.zero_step())
             start, stop, step = value.indices(shape[axis])
             length = len(range(start, stop, step))
             if length:
@@ -152,10 +149,7 @@ def _backend_key(key: tuple[Any, ...], device: Device) -> tuple[Any, ...]:
     for item in key:
         if isinstance(item, Tensor):
             if device_of(item) is not device:
-                raise DeviceMismatch(
-                    f"the index array is on {device_of(item)!r} but the array on "
-                    f"{device!r}; move it with .to_device()."
-                )
+                raise DeviceMismatch(_messages.index_on_other_device(device_of(item), device))
             out.append(read(item, device))
         else:
             out.append(item)
@@ -191,16 +185,9 @@ def _value_for(x: Array, value: object) -> Any:
     dtype = x.dtype
     if isinstance(value, Tensor):
         if device_of(value) is not device:
-            raise DeviceMismatch(
-                f"cannot assign an array on {device_of(value)!r} into one on "
-                f"{device!r}; move it with .to_device()."
-            )
+            raise DeviceMismatch(_messages.assign_from_other_device(device_of(value), device))
         if result_type(as_dtype(value.dtype), dtype) is not dtype:
-            raise TypeError(
-                f"cannot assign {dtype_text(value.dtype)} values into a "
-                f"{dtype_text(dtype)} array without "
-                "losing information; cast with xp.astype first."
-            )
+            raise TypeError(_messages.assign_loses_information(value.dtype, dtype))
         return backend.astype(read(value, device), dtype)
     if isinstance(value, (bool, np.bool_)):
         ok = True
@@ -211,17 +198,10 @@ def _value_for(x: Array, value: object) -> Any:
     else:
         ok = False
     if not ok:
-        hint = (
-            "convert it first: x[key] = xp.asarray(value, device=x.device)"
-            if isinstance(value, np.ndarray) or hasattr(value, "__array__")
-            else "pass a Python scalar of the array's kind or an array of this namespace"
-        )
-        raise TypeError(
-            f"cannot assign {type(value).__name__} {value!r} into a {dtype_text(dtype)} "
-            f"array; {hint}."
-        )
+        array_like = isinstance(value, np.ndarray) or hasattr(value, "__array__")
+        raise TypeError(_messages.assign_wrong_kind(value, dtype, array_like))
     if isinstance(value, (bool, np.bool_)) and dtype is not DType.Bool:
-        raise TypeError(f"cannot assign the bool {value!r} into a {dtype_text(dtype)} array.")
+        raise TypeError(_messages.assign_bool(value, dtype))
     return backend.scalar(value, dtype)
 
 
@@ -233,7 +213,7 @@ def setitem(x: Array, key: object, value: object) -> None:
     assert carrier is not None
     carrier_live = not carrier.is_released()
     if not carrier_live:
-        raise RuntimeError(f"cannot assign into {x!r}: its carrier {carrier!r} is released.")
+        raise RuntimeError(_messages.assign_released(x, carrier))
     device = x._device
     source = _value_for(x, value)
     geometry = basic_geometry(layout.shape, layout.strides, x._offset, key_t)
@@ -244,9 +224,7 @@ def setitem(x: Array, key: object, value: object) -> None:
             values = backend.broadcast_to(source, shape)
         except ValueError as exc:
             raise ValueError(
-                f"cannot assign values of shape {tuple(source.shape)} to x[{key!r}] of shape "
-                f"{tuple(shape)}: the values must broadcast to it (aligned from the right, "
-                "each pair of axes equal or the value's 1); reshape or index the values."
+                _messages.assign_shape(tuple(source.shape), key, tuple(shape))
             ) from exc
         write(x, device, shape, strides, offset, values)
         return
