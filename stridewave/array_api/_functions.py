@@ -5,10 +5,10 @@ Every function finds the device of its array arguments (mixing devices raises
 in the namespace of the device's backend (:class:`~stridewave.array_api._backend.Backend`:
 ``array_api_compat.numpy`` for host carriers, ``mlx.core`` and its shims for Metal)
 and adopts the result as a fresh carrier of that device; a device whose backend
-offers direct calls (Metal) tries those first. Nothing is computed here: the only work of our own
-is argument translation (dtype descriptors to backend dtypes, the namespace's
-default dtypes int32/float32) and narrowing a wider backend result (NumPy's
-``int64`` indices, ``float64`` quotients of integers) to int32/float32.
+offers direct calls (Metal) tries those first. Nothing is computed here: the only
+work of our own is argument translation (dtype descriptors to backend dtypes, the
+namespace's default dtypes int32/float32) and narrowing a wider backend result
+(NumPy's ``int64`` indices, ``float64`` quotients of integers) to int32/float32.
 """
 
 from __future__ import annotations
