@@ -83,13 +83,15 @@ class Device:
     CONTRACT section 9.
     """
 
-    __slots__ = ("_backend", "has_direct", "kind")
+    __slots__ = ("backend", "has_direct", "kind")
 
     kind: str
     #: Whether the backend offers direct calls (``Backend.direct``): a declared
     #: capability, known without building the backend.
     has_direct: bool
-    _backend: Backend | None
+    #: What this device computes with: a slot, set on first use (``__getattr__``), so
+    #: that every later access is a plain attribute read.
+    backend: Backend
 
     _INSTANCES: Final[dict[str, Device]] = {}
 
@@ -105,7 +107,6 @@ class Device:
                     found = object.__new__(cls)
                     object.__setattr__(found, "kind", name)
                     object.__setattr__(found, "has_direct", name in _DIRECT_KINDS)
-                    object.__setattr__(found, "_backend", None)
                     cls._INSTANCES[name] = found
         return found  # type: ignore[return-value]
 
@@ -115,19 +116,36 @@ class Device:
     def __repr__(self) -> str:
         return f"Device({self.kind!r})"
 
-    @property
-    def backend(self) -> Backend:
-        """Backend: What this device computes with (built on first use)."""
-        found = self._backend
-        if found is None:
-            with _lock:
-                found = self._backend
-                if found is None:
-                    module: Any = importlib.import_module(_BACKENDS[self.kind])
-                    found = module.backend(self.kind)
-                    object.__setattr__(self, "_backend", found)
-        assert found is not None
-        return found
+    def __getattr__(self, name: str) -> Any:
+        """Build the backend on the first read of ``backend`` (the slot is unset until then).
+
+        Parameters
+        ----------
+        name : str
+            The attribute asked for.
+
+        Returns
+        -------
+        Backend
+            The device's backend, for ``name == "backend"``.
+
+        Raises
+        ------
+        AttributeError
+            For any other name.
+        RuntimeError
+            If the backend cannot be built (Metal without MLX).
+        """
+        if name != "backend":
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        with _lock:
+            try:
+                return object.__getattribute__(self, "backend")
+            except AttributeError:
+                module: Any = importlib.import_module(_BACKENDS[self.kind])
+                found = module.backend(self.kind)
+                object.__setattr__(self, "backend", found)
+                return found
 
     def describe(self) -> str:
         """Return the device in words (for Metal: the MLX device and version).
