@@ -43,7 +43,7 @@ def measure(
     label: str, number: int, ours_fn: Any, raw_fn: Any, raw_args: Any, ours_args: Any, ctx: Any
 ) -> None:
     """Print one case's phases and memory figures."""
-    mx, device, metal, backend = ctx
+    mx, device, metal, _backend = ctx
 
     def raw_ctx() -> Any:
         with mx.stream(device):
