@@ -386,3 +386,53 @@ def reshape_size(shape: tuple[int, ...], size: int, new: object) -> str:
 def nonzero_0d() -> str:
     """Return the message for ``nonzero`` of a 0-d array."""
     return "nonzero needs an array with at least one axis."
+
+
+# -- dtypes -------------------------------------------------------------------------------
+
+
+def unsupported_dtype(dtype: object) -> str:
+    """Return the message for a dtype the namespace does not have."""
+    return (
+        f"stridewave.array_api has the dtypes bool, int32 and float32 (what carriers "
+        f"store); got {dtype!r}. Use xp.bool, xp.int32 or xp.float32."
+    )
+
+
+def unheld_result_dtype(dtype: object) -> str:
+    """Return the message for a backend result of a dtype no carrier holds."""
+    return (
+        f"the backend returned dtype {dtype}, which stridewave.array_api cannot hold "
+        "(bool, int32 and float32 only)."
+    )
+
+
+def result_type_of_nothing(given: object) -> str:
+    """Return the message for ``result_type`` given no array or dtype."""
+    return (
+        f"result_type needs at least one array or dtype; got {given!r} (Python scalars "
+        "alone have no array dtype)."
+    )
+
+
+def scalar_of_other_kind(scalar: object, dtype: object) -> str:
+    """Return the message for a Python scalar that cannot take an array's dtype."""
+    return (
+        f"the Python scalar {scalar!r} cannot take the array dtype {dtype!r}; use an array "
+        "of a matching kind."
+    )
+
+
+def unknown_dtype_kind(kind: object, kinds: object) -> str:
+    """Return the message for a dtype kind ``isdtype`` does not know."""
+    return f"unknown dtype kind {kind!r}; expected one of {kinds}."
+
+
+def finfo_needs_float(dtype: object) -> str:
+    """Return the message for ``finfo`` of a dtype that is not floating."""
+    return f"finfo needs a floating dtype (xp.float32); got {dtype!r}."
+
+
+def iinfo_needs_int(dtype: object) -> str:
+    """Return the message for ``iinfo`` of a dtype that is not an integer."""
+    return f"iinfo needs an integer dtype (xp.int32); got {dtype!r}."
