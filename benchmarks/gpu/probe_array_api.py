@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 import stridewave.array_api as xp
-from stridewave.array_api._array import metal_backend, read
+from stridewave.array_api._array import read, wrap_one
 from stridewave.carriers._metal import _import_mlx, _select_device
 
 
@@ -43,7 +43,7 @@ def measure(
     label: str, number: int, ours_fn: Any, raw_fn: Any, raw_args: Any, ours_args: Any, ctx: Any
 ) -> None:
     """Print one case's phases and memory figures."""
-    mx, device, metal, backend = ctx
+    mx, device, metal, _backend = ctx
 
     def raw_ctx() -> Any:
         with mx.stream(device):
@@ -86,7 +86,7 @@ def measure(
 
     def ours() -> Any:
         out = ours_fn(*ours_args)
-        mx.eval(out._carrier._mx_array)  # its evaluation is scheduled, not awaited
+        mx.eval(out._carrier.mlx_array)  # its evaluation is scheduled, not awaited
         return out
 
     def ours_unsettled() -> Any:
@@ -106,7 +106,7 @@ def measure(
     evaluated = raw_plain()
 
     def adopt() -> Any:
-        return backend.adopt(evaluated, metal)
+        return wrap_one(evaluated, metal)
 
     figures = {
         "raw (stream ctx)": best(raw_ctx, number),
@@ -140,7 +140,7 @@ def main() -> None:
     device, name = _select_device(mx)
     print("python", sys.version.split()[0], "mlx", mx.__version__, "device", name)
     metal = xp.Device("Metal")
-    backend = metal_backend()
+    backend = metal.backend
     rng = np.random.default_rng(0)
     n, m = 10**7, 2000
     a_np = rng.standard_normal(n, dtype=np.float32)

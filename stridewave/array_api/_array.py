@@ -1,32 +1,39 @@
-"""The array object and devices of :mod:`stridewave.array_api`.
+"""The array object of :mod:`stridewave.array_api` and the dispatch to its device's backend.
 
 An :class:`Array` is a single-subtensor :class:`~stridewave.Tensor` (a carrier, a
 :class:`~stridewave.Layout` and an offset) with the array API's operators. Its
-device is its carrier's kind (:class:`Device`). Reading an operand gives the
-backend's array *without a copy*: a read-only NumPy view with the Tensor's strides
-for host carriers, an ``mlx.core`` view (``as_strided``) for Metal. A backend result
-becomes a fresh carrier of the operands' kind by adoption (``CPU.from_numpy`` of the
-result's own buffer, ``Metal`` adopting the MLX array); a result that NumPy
-returned as a view of an operand (a transpose, a reshape, a broadcast) becomes a
-Tensor on the operand's carrier instead. Writes (``__setitem__``, in-place
-operators) are one ``Carrier.scatter`` each: one mutability check, one version step.
+device is its carrier's kind (:class:`~stridewave.array_api._device.Device`), and
+everything device-specific goes through that device's backend
+(:class:`~stridewave.array_api._backend.Backend`): :func:`read` gives an operand as
+the backend's native array without a copy, :func:`wrap` turns a backend result into
+an Array by the backend's adoption (a fresh carrier of the device's kind, or a view
+on an operand's carrier), :func:`write` is one ``Carrier.scatter``.
+
+The operators call the namespace's functions, which live in modules that import this
+one: those modules install them here (:func:`install`) when they load, so that no
+import runs from this module back up to them.
 """
 
 from __future__ import annotations
 
-import functools
-import operator
-import os
-import threading
+import sys
 import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
-from stridewave.array_api import _dtypes
-from stridewave.array_api._dtypes import narrow
-from stridewave.carriers import CPU, Carrier, Evictable, FileBacked, Generic, Metal, _messages
+from stridewave.array_api import _messages
+from stridewave.array_api._backend import (
+    EMPTY_LAYOUT,
+    Adopted,
+    contiguous_layout,
+    strided_layout,
+)
+from stridewave.array_api._device import Device, as_device, carrier_device
+from stridewave.carriers import Evictable, FileBacked
+from stridewave.carriers._messages import dtype_text
+from stridewave.carriers._protocols import _caller_module
 from stridewave.dtypes import DType
 from stridewave.layout import Layout
 from stridewave.tensor import Tensor
@@ -34,364 +41,16 @@ from stridewave.tensor import Tensor
 if TYPE_CHECKING:
     import numpy.typing as npt
 
-__all__ = [
-    "DEFAULT_DEVICE_ENV",
-    "Array",
-    "Device",
-    "default_device",
-    "set_default_device",
-]
+__all__ = ["Array", "as_array", "install", "read", "wrap", "write"]
 
-#: Environment variable naming the default device: ``cpu`` (the default),
-#: ``file`` (FileBacked) or ``metal``.
-DEFAULT_DEVICE_ENV: Final = "STRIDEWAVE_ARRAY_API_DEVICE"
 
-
-class Device:
-    """A device of :mod:`stridewave.array_api`: a carrier kind.
-
-    Parameters
-    ----------
-    kind : str
-        ``"CPU"``, ``"FileBacked"``, ``"Generic"`` or ``"Metal"`` (case-insensitive;
-        ``"cpu"``, ``"file"``, ``"metal"`` also work).
-
-    Raises
-    ------
-    ValueError
-        If ``kind`` names no carrier kind.
-
-    Notes
-    -----
-    Devices compare equal by kind. Arrays of one device live in carriers of that
-    kind: ``Device("CPU")`` in :class:`~stridewave.CPU`, ``Device("FileBacked")``
-    in :class:`~stridewave.FileBacked` (bool arrays, which FileBacked cannot store,
-    in CPU carriers), ``Device("Metal")`` in :class:`~stridewave.Metal` on the MLX
-    device that ``STRIDEWAVE_METAL_DEVICE`` selects.
-    """
-
-    __slots__ = ("kind",)
-
-    kind: str
-
-    _NAMES: Final = {
-        "cpu": "CPU",
-        "host": "CPU",
-        "filebacked": "FileBacked",
-        "file": "FileBacked",
-        "generic": "Generic",
-        "metal": "Metal",
-        "mlx": "Metal",
-    }
-
-    def __init__(self, kind: object) -> None:
-        name = self._NAMES.get(kind.strip().lower()) if isinstance(kind, str) else None
-        if name is None:
-            raise ValueError(
-                f"unknown stridewave.array_api device {kind!r}; expected 'CPU', "
-                "'FileBacked', 'Generic' or 'Metal'."
-            )
-        object.__setattr__(self, "kind", name)
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError("Device is immutable")
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Device):
-            return NotImplemented
-        return self.kind == other.kind
-
-    def __hash__(self) -> int:
-        return hash((Device, self.kind))
-
-    def __repr__(self) -> str:
-        return f"Device({self.kind!r})"
-
-    def describe(self) -> str:
-        """Return the device in words (for Metal: the MLX device and version).
-
-        Returns
-        -------
-        str
-            E.g. ``"CPU"`` or ``"Metal: MLX CPU device (...), MLX 0.32.4"``.
-        """
-        if self.kind == "Metal":
-            return f"Metal: {_metal_device_name()}"
-        return self.kind
-
-    def __reduce__(self) -> tuple[type[Device], tuple[str]]:
-        """Pickle as the kind name (devices compare equal by kind).
-
-        Returns
-        -------
-        tuple
-            ``(Device, (kind,))``.
-        """
-        return (Device, (self.kind,))
-
-
-CPU_DEVICE: Final = Device("CPU")
-FILE_DEVICE: Final = Device("FileBacked")
-GENERIC_DEVICE: Final = Device("Generic")
-METAL_DEVICE: Final = Device("Metal")
-
-_KIND_DEVICE: Final[dict[type, Device]] = {
-    CPU: CPU_DEVICE,
-    FileBacked: FILE_DEVICE,
-    Generic: GENERIC_DEVICE,
-    Metal: METAL_DEVICE,
-}
-
-
-def _metal_device_name() -> str:
-    from stridewave.carriers._metal import metal_runtime
-
-    _ok, text = metal_runtime()
-    return text
-
-
-_default_lock = threading.Lock()
-_default: list[Device] = []
-
-
-def default_device() -> Device:
-    """Return the device that creation functions use when given ``device=None``.
-
-    Returns
-    -------
-    Device
-        The device set by :func:`set_default_device`, else the one named by the
-        environment variable ``STRIDEWAVE_ARRAY_API_DEVICE`` (``cpu``, ``file``,
-        ``metal``; read once), else ``Device("CPU")``.
-
-    Raises
-    ------
-    ValueError
-        If the environment variable names no device.
-    """
-    if _default:
-        return _default[0]
-    with _default_lock:
-        if not _default:
-            name = os.environ.get(DEFAULT_DEVICE_ENV, "").strip()
-            _default.append(Device(name) if name else CPU_DEVICE)
-    return _default[0]
-
-
-def set_default_device(device: Device | str | None) -> None:
-    """Set the device creation functions use when given ``device=None``.
-
-    Parameters
-    ----------
-    device : Device, str or None
-        The new default (a :class:`Device` or its kind name); ``None`` goes back to
-        the environment variable ``STRIDEWAVE_ARRAY_API_DEVICE`` (else CPU).
-
-    Raises
-    ------
-    ValueError
-        If ``device`` names no device.
-    """
-    chosen = None if device is None else as_device(device)
-    with _default_lock:
-        _default.clear()
-        if chosen is not None:
-            _default.append(chosen)
-
-
-def as_device(device: object) -> Device:
-    """Return ``device`` as a :class:`Device` (a Device, a kind name, or a carrier class)."""
-    if isinstance(device, Device):
-        return device
-    if isinstance(device, type) and device in _KIND_DEVICE:
-        return _KIND_DEVICE[device]
-    if isinstance(device, str):
-        return Device(device)
-    raise ValueError(
-        f"expected a stridewave.array_api Device (e.g. xp.Device('CPU')), got "
-        f"{type(device).__name__} {device!r}."
-    )
-
-
-def carrier_device(carrier: Carrier) -> Device:
-    """Return the device of ``carrier``: its kind (an Evictable: its primary's)."""
-    kind = type(carrier)
-    found = _KIND_DEVICE.get(kind)
-    if found is not None:
-        return found
-    if isinstance(carrier, Evictable):
-        return carrier_device(carrier.primary)
-    for base, dev in _KIND_DEVICE.items():
-        if isinstance(carrier, base):
-            return dev
-    raise TypeError(
-        f"stridewave.array_api has no device for carrier kind {kind.__name__}; use CPU, "
-        "FileBacked, Generic, Metal or an Evictable over one of them."
-    )
-
-
-# -- layouts -----------------------------------------------------------------------------
-
-
-@functools.lru_cache(maxsize=1024)
-def contiguous_layout(shape: tuple[int, ...]) -> Layout:
-    """Return the row-major Layout of ``shape`` (cached: layouts are immutable)."""
-    return Layout(shape)
-
-
-@functools.lru_cache(maxsize=1024)
-def strided_layout(shape: tuple[int, ...], strides: tuple[int, ...]) -> Layout:
-    """Return ``Layout(shape, strides)`` (cached: a loop slicing alike validates once)."""
-    return Layout(shape, strides)
-
-
-_EMPTY: Final = Layout((0,))
-
-
-def _is_row_major(layout: Layout) -> bool:
-    return layout.strides == contiguous_layout(layout.shape).strides
-
-
-# -- the backends ------------------------------------------------------------------------
-
-
-class HostBackend:
-    """NumPy through ``array_api_compat``: the compute of CPU, FileBacked and Generic."""
-
-    name: Final = "numpy"
-
-    def __init__(self) -> None:
-        import array_api_compat.numpy as cnp
-
-        self.ns: Any = cnp
-
-    @staticmethod
-    def read(tensor: Tensor) -> npt.NDArray[Any]:
-        """Return a read-only NumPy view of the Tensor's logical values (no copy)."""
-        storage: npt.NDArray[Any] = np.asarray(tensor._carrier)
-        layout = tensor._layout
-        assert layout is not None
-        offset = tensor._offset
-        shape = layout.shape
-        if offset == 0 and layout.size == storage.shape[0] and _is_row_major(layout):
-            return storage.reshape(shape)
-        itemsize = storage.itemsize
-        if layout.size and (
-            offset + layout.min_index < 0 or offset + layout.max_index >= storage.shape[0]
-        ):
-            raise IndexError(
-                f"{tensor!r} addresses slots outside its carrier of {storage.shape[0]} "
-                "slots (the carrier shrank after the view was made)."
-            )
-        view: npt.NDArray[Any] = np.ndarray(
-            shape,
-            storage.dtype,
-            buffer=storage,
-            offset=offset * itemsize if layout.size else 0,
-            strides=tuple(s * itemsize for s in layout.strides),
-        )
-        return view
-
-    @staticmethod
-    def dtype_of(array: Any) -> DType:
-        return narrow(array.dtype)
-
-    def asarray(self, values: Any, dtype: DType) -> npt.NDArray[Any]:
-        return np.asarray(values, dtype=_dtypes.numpy_dtype(dtype))
-
-    @staticmethod
-    def to_numpy(array: Any) -> npt.NDArray[Any]:
-        return np.asarray(array)
-
-    @staticmethod
-    def backend_dtype(dtype: DType) -> Any:
-        return _dtypes.numpy_dtype(dtype)
-
-    @staticmethod
-    def is_array(value: object) -> bool:
-        return isinstance(value, (np.ndarray, np.generic))
-
-    @staticmethod
-    def getitem(array: npt.NDArray[Any], key: tuple[Any, ...], device: Device) -> Any:
-        return wrap(array[key], device)
-
-    @staticmethod
-    def astype(array: npt.NDArray[Any], dtype: DType) -> npt.NDArray[Any]:
-        return array.astype(_dtypes.numpy_dtype(dtype), copy=False)
-
-    @staticmethod
-    def cast(array: npt.NDArray[Any], dtype: DType) -> npt.NDArray[Any]:
-        return array.astype(_dtypes.numpy_dtype(dtype), copy=True)
-
-    @staticmethod
-    def scalar(value: object, dtype: DType) -> npt.NDArray[Any]:
-        return np.asarray(value, dtype=_dtypes.numpy_dtype(dtype))
-
-    @staticmethod
-    def broadcast_to(array: npt.NDArray[Any], shape: tuple[int, ...]) -> npt.NDArray[Any]:
-        return np.broadcast_to(array, shape)
-
-    @staticmethod
-    def set_advanced(
-        array: npt.NDArray[Any], key: tuple[Any, ...], values: npt.NDArray[Any]
-    ) -> npt.NDArray[Any]:
-        updated = np.array(array, copy=True)
-        updated[key] = values
-        return updated
-
-
-_HOST = HostBackend()
-
-
-class _MetalState:
-    """The lazily built MLX backend (imports mlx on first use)."""
-
-    backend: Any = None
-
-
-def metal_backend() -> Any:
-    """Return the MLX backend (:mod:`stridewave.array_api._mlx`), importing MLX once."""
-    if _MetalState.backend is None:
-        from stridewave.array_api import _mlx
-
-        _MetalState.backend = _mlx.MLXBackend()
-    return _MetalState.backend
-
-
-def backend_for(device: Device) -> Any:
-    """Return the compute backend of ``device``."""
-    if device.kind == "Metal":
-        return metal_backend()
-    return _HOST
-
-
-# -- adoption: a backend result becomes an Array -----------------------------------------
-
-
-class _Prototypes:
-    """One released carrier per host kind, for ``new_like`` on creation functions."""
-
-    file: FileBacked | None = None
-
-
-def _file_prototype() -> FileBacked:
-    if _Prototypes.file is None:
-        proto = FileBacked(dtype=DType.Float32)
-        proto.release()
-        _Prototypes.file = proto
-    return _Prototypes.file
-
-
-def _make(carrier: Carrier, layout: Layout, offset: int, device: Device) -> Array:
-    """Build an Array over checked geometry (no re-validation: the caller proved it)."""
+def _make(adopted: Adopted, device: Device) -> Array:
+    """Build an Array over adopted geometry (no re-validation: the backend proved it)."""
     out = object.__new__(Array)
-    out._carrier = carrier
-    out._layout = layout
-    out._offset = offset
-    out._dtype = carrier.dtype()
+    out._carrier, out._layout, out._offset, out._native = adopted
+    out._dtype = out._carrier.dtype()
     out._subtensors = ()
     out._device = device
-    out._host = None
     return out
 
 
@@ -421,79 +80,29 @@ def _one_slice(x: Array, key: slice) -> Array | None:
     view_layout = (
         contiguous_layout((length,)) if stride == 1 else strided_layout((length,), (stride,))
     )
-    return _make(x._carrier, view_layout, offset, x._device)  # type: ignore[arg-type]
-
-
-def adopt_host(result: Any, device: Device, sources: tuple[Tensor, ...] = ()) -> Array:
-    """Turn a NumPy result into an Array of ``device`` (adopting its buffer).
-
-    A read-only result is a view NumPy made of an operand (whose storage views are
-    read-only): it becomes a Tensor on that operand's carrier. A fresh result is
-    adopted without a copy by ``CPU.from_numpy`` (C-contiguous) or copied into the
-    device's storage (FileBacked, Generic).
-    """
-    if not isinstance(result, np.ndarray):
-        result = np.asarray(result)
-    dtype = _dtypes.from_numpy(result.dtype)
-    if dtype is None:
-        dtype = narrow(result.dtype)
-        result = result.astype(_dtypes.numpy_dtype(dtype))
-    if not result.flags.writeable and sources:
-        view = _view_of(result, sources, device)
-        if view is not None:
-            return view
-    shape = result.shape
-    if (
-        device is CPU_DEVICE
-        or device.kind == "CPU"
-        or (device.kind == "FileBacked" and dtype is DType.Bool)
-    ):
-        if not result.flags.c_contiguous or not result.flags.writeable:
-            result = np.array(result, order="C", copy=True)
-        carrier: Carrier = CPU.from_numpy(result.reshape(-1))
-        fresh = _make(carrier, contiguous_layout(shape), 0, device)
-        view = result.view()
-        view.flags.writeable = False  # internal: operands only, never handed out
-        fresh._host = (view, 0, carrier.size())
-        return fresh
-    if device.kind == "FileBacked":
-        carrier = _file_prototype().new_like(result.reshape(-1), dtype=dtype)
-    elif device.kind == "Generic":
-        carrier = Generic(np.ascontiguousarray(result).reshape(-1), dtype=dtype)
-    else:
-        adopted: Array = metal_backend().adopt(metal_backend().from_numpy(result), device)
-        return adopted
-    return _make(carrier, contiguous_layout(shape), 0, device)
-
-
-def _view_of(result: npt.NDArray[Any], sources: tuple[Tensor, ...], device: Device) -> Array | None:
-    """Return ``result`` as a Tensor on the carrier of the operand it views, if any."""
-    itemsize = result.itemsize
-    if result.size == 0:
-        return None
-    low, high = np.lib.array_utils.byte_bounds(result)
-    for source in sources:
-        carrier = source._carrier
-        if carrier is None or carrier.dtype() is not _dtypes.from_numpy(result.dtype):
-            continue
-        storage = np.asarray(carrier)
-        start, end = np.lib.array_utils.byte_bounds(storage)
-        if start <= low and high <= end:
-            delta = result.__array_interface__["data"][0] - start
-            if delta % itemsize or any(s % itemsize for s in result.strides):
-                return None
-            layout = Layout(result.shape, tuple(s // itemsize for s in result.strides))
-            return _make(carrier, layout, delta // itemsize, device)
-    return None
+    return _make((x._carrier, view_layout, offset, None), x._device)  # type: ignore[arg-type]
 
 
 def wrap(result: Any, device: Device, sources: tuple[Tensor, ...] = ()) -> Any:
-    """Wrap backend results (an array, or tuples/namedtuples/lists of arrays)."""
-    backend = backend_for(device)
-    if backend.is_array(result):
-        if device.kind == "Metal":
-            return backend.adopt(result, device)
-        return adopt_host(result, device, sources)
+    """Wrap backend results (a native array, or tuples/namedtuples/lists of them).
+
+    Parameters
+    ----------
+    result : object
+        What the backend's namespace returned.
+    device : Device
+        The device it was computed on.
+    sources : tuple of Tensor
+        The operands (a result that views one becomes a view of its carrier).
+
+    Returns
+    -------
+    object
+        Arrays in place of native arrays; anything else unchanged.
+    """
+    backend = device.backend
+    if backend.is_native(result):
+        return _make(backend.adopt(result, sources), device)
     if isinstance(result, tuple):
         items = [wrap(item, device, sources) for item in result]
         if hasattr(result, "_fields"):
@@ -504,72 +113,59 @@ def wrap(result: Any, device: Device, sources: tuple[Tensor, ...] = ()) -> Any:
     return result
 
 
+def wrap_one(result: Any, device: Device) -> Array:
+    """:func:`wrap` for one native array."""
+    return _make(device.backend.adopt(result, ()), device)
+
+
+def adopted(found: Adopted, device: Device) -> Array:
+    """Return the Array of a backend's adopted result (a direct call's)."""
+    return _make(found, device)
+
+
 # -- reading operands --------------------------------------------------------------------
 
 
 def device_of(value: Tensor) -> Device:
-    """Return the device of an Array or a plain single-subtensor Tensor."""
+    """Return the device of an Array or a plain single-subtensor Tensor.
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is a compound Tensor.
+    """
     if type(value) is Array:
         return value._device
     if value._carrier is None:
-        raise ValueError(
-            f"stridewave.array_api works on single-subtensor Tensors; {value!r} is compound "
-            "(one subtensor per plane): pass tensor.subtensors[k]."
-        )
+        raise ValueError(_messages.compound_tensor(value))
     return carrier_device(value._carrier)
 
 
 def common_device(values: tuple[object, ...] | list[object]) -> Device | None:
-    """Return the one device of the Tensors among ``values`` (ValueError if several)."""
+    """Return the one device of the Tensors among ``values`` (DeviceMismatch if several)."""
     found: Device | None = None
     for value in values:
         if isinstance(value, Tensor):
             dev = device_of(value)
             if found is None:
                 found = dev
-            elif dev != found:
-                raise ValueError(
-                    f"arrays on different devices ({found!r} and {dev!r}) cannot be "
-                    "combined; move one first with x.to_device(...)."
-                )
+            elif dev is not found:
+                raise _messages.DeviceMismatch(_messages.devices_differ(found, dev))
     return found
 
 
 def host_values(value: Tensor, device: Device) -> Any:
-    """Return ``value``'s values as a NumPy array, for a host export (no device read noted)."""
-    if device.kind == "Metal":
-        backend = _MetalState.backend or metal_backend()
-        if value._carrier is None:
-            device_of(value)  # raises for compound Tensors
-        return backend.to_numpy(backend.read(value, note=False))
-    return backend_for(device).to_numpy(read(value, device))
+    """Return ``value``'s values as NumPy, for a host export (no device read noted)."""
+    if value._carrier is None:
+        device_of(value)  # raises for compound Tensors
+    return device.backend.export(value)
 
 
 def read(value: Tensor, device: Device) -> Any:
-    """Return the backend array of ``value`` (no copy where the backend allows)."""
+    """Return the backend's native array of ``value`` (no copy where the backend allows)."""
     if value._carrier is None:
         device_of(value)  # raises for compound Tensors
-    if device.kind == "Metal":
-        return (_MetalState.backend or metal_backend()).read(value)
-    if type(value) is not Array:
-        return HostBackend.read(value)
-    carrier = value._carrier
-    cache = value._host
-    if (
-        cache is not None
-        and cache[1] == carrier.version  # type: ignore[union-attr]
-        and cache[2] == carrier.size()  # type: ignore[union-attr]
-        and not carrier.is_released()  # type: ignore[union-attr]
-    ):
-        return cache[0]
-    view = HostBackend.read(value)
-    if type(carrier) in _CACHEABLE:
-        value._host = (view, carrier.version, carrier.size())  # type: ignore[union-attr]
-    return view
-
-
-#: Carrier kinds whose NumPy buffer changes only with a version step or a size change.
-_CACHEABLE: Final = (CPU, Generic)
+    return device.backend.read(value)
 
 
 # -- writing -----------------------------------------------------------------------------
@@ -588,27 +184,21 @@ def write(
     One ``Carrier.scatter``: element ``i`` of ``values`` goes to slot ``offset +
     Layout(shape, strides).index(i)``; mutability, ownership and release are the
     carrier's checks, and ``version`` advances by one.
+
+    Raises
+    ------
+    NotImplementedError
+        If the carrier is FileBacked (no scatter in the carrier spec).
     """
     carrier = target._carrier
     assert carrier is not None
     if isinstance(carrier, FileBacked) or (
         isinstance(carrier, Evictable) and isinstance(carrier.primary, FileBacked)
     ):
-        raise NotImplementedError(
-            f"cannot write into {carrier!r}: FileBacked storage has no scatter (carrier "
-            "spec), so FileBacked arrays are read-only in stridewave.array_api. Compute a "
-            "new array instead, or move it with x.to_device(xp.Device('CPU'))."
-        )
-    backend = backend_for(device)
-    if device.kind == "Metal":
-        source_carrier = backend.source_carrier(values, shape, target.dtype)
-    else:
-        flat = np.ascontiguousarray(np.broadcast_to(values, shape)).reshape(-1)
-        if flat.dtype != _dtypes.numpy_dtype(target.dtype):
-            flat = flat.astype(_dtypes.numpy_dtype(target.dtype))
-        source_carrier = CPU.from_numpy(flat, mutable=False)
+        raise NotImplementedError(_messages.file_backed_read_only(carrier))
+    source_carrier = device.backend.write_source(values, shape, target.dtype)
     source = Tensor(source_carrier, contiguous_layout(shape))
-    carrier.scatter(source, Tensor(carrier, _EMPTY), Layout(shape, strides), offset)
+    carrier.scatter(source, Tensor(carrier, EMPTY_LAYOUT), Layout(shape, strides), offset)
 
 
 # -- the array object --------------------------------------------------------------------
@@ -645,32 +235,68 @@ _UFUNC_NAMES: Final = frozenset(
     }
 )
 
-#: The modules of this package that import this one, looked up on first use: an
-#: import statement in an operator would cost every call a trip through the import
-#: system.
-_LATE: dict[str, Any] = {}
+
+#: The namespace's functions the operators call (``add``, ``getitem`` ...), installed
+#: by the modules that define them when they load (:func:`install`).
+_OPERATORS: Final[dict[str, Callable[..., Any]]] = {}
 
 
-def _late(name: str) -> Any:
-    """Return ``stridewave.array_api.<name>`` (``_functions`` or ``_indexing``)."""
-    module = _LATE.get(name)
-    if module is None:
-        from stridewave.array_api import _functions, _indexing
+#: The names of the functions :class:`Array` calls, each installed by its module.
+OPERATOR_NAMES: Final = frozenset(
+    {
+        "abs",
+        "add",
+        "bitwise_and",
+        "bitwise_invert",
+        "bitwise_left_shift",
+        "bitwise_or",
+        "bitwise_right_shift",
+        "bitwise_xor",
+        "divide",
+        "equal",
+        "floor_divide",
+        "greater",
+        "greater_equal",
+        "less",
+        "less_equal",
+        "logical_and",
+        "logical_or",
+        "logical_xor",
+        "matmul",
+        "matrix_transpose",
+        "multiply",
+        "negative",
+        "not_equal",
+        "permute_dims",
+        "positive",
+        "pow",
+        "remainder",
+        "subtract",
+    }
+)
 
-        _LATE.update(_functions=_functions, _indexing=_indexing)
-        module = _LATE[name]
-    return module
+
+def install(functions: dict[str, Callable[..., Any]]) -> None:
+    """Install the namespace's functions the operators of :class:`Array` call.
+
+    Parameters
+    ----------
+    functions : dict of str to callable
+        Each function by its name in the namespace (those of :data:`OPERATOR_NAMES`;
+        ``getitem`` and ``setitem`` for indexing).
+    """
+    _OPERATORS.update(functions)
 
 
 def _binary(name: str, reflected: bool = False) -> Callable[[Array, object], Any]:
-    found: list[Callable[[object, object], Any]] = []  # the function, looked up once
+    found: list[Callable[..., Any]] = []  # the installed function, looked up once
 
     def method(self: Array, other: object) -> Any:
         # (the scalar types first: for them isinstance answers before the ABC check)
         if type(other) is not Array and not isinstance(other, _OPERANDS):
             return NotImplemented
         if not found:
-            found.append(getattr(_late("_functions"), name))
+            found.append(_OPERATORS[name])
         func = found[0]
         return func(other, self) if reflected else func(self, other)
 
@@ -685,17 +311,11 @@ def _inplace(name: str) -> Callable[[Array, object], Array]:
     def method(self: Array, other: object) -> Array:
         if not isinstance(other, _OPERANDS):
             return NotImplemented  # type: ignore[no-any-return]
-        result = getattr(_late("_functions"), name)(self, other)
+        result = _OPERATORS[name](self, other)
         if result.shape != self.shape:
-            raise ValueError(
-                f"in-place {name} would change the shape {self.shape} to {result.shape}; "
-                "the right operand must broadcast to the left one's shape."
-            )
+            raise ValueError(_messages.inplace_shape(name, self.shape, result.shape))
         if result.dtype is not self.dtype:
-            raise TypeError(
-                f"in-place {name} would change the dtype {_messages.dtype_text(self.dtype)} to "
-                f"{_messages.dtype_text(result.dtype)}; use the out-of-place operator."
-            )
+            raise TypeError(_messages.inplace_dtype(name, self.dtype, result.dtype))
         layout = self.layout
         write(
             self,
@@ -748,19 +368,15 @@ class Array(Tensor):
     a successful write advances the carrier's ``version`` by one.
     """
 
-    __slots__ = ("_device", "_host")
+    __slots__ = ("_device", "_native")
 
     _device: Device
-    #: ``(read-only NumPy view of the logical values, carrier version, carrier size)``
-    #: for an Array on a CPU or Generic carrier (whose buffer only changes by a version
-    #: step or a resize), so that a repeated read skips the export; ``None`` otherwise.
-    _host: tuple[npt.NDArray[Any], int, int] | None
+    #: The backend's cached native form of the values (its own token, read and kept
+    #: up to date by that backend's ``read``; ``None``: nothing cached).
+    _native: Any
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise TypeError(
-            "stridewave.array_api.Array is built by the namespace: use xp.asarray(values) "
-            "or xp.asarray(tensor) (no copy), not Array(...)."
-        )
+        raise TypeError(_messages.array_constructor())
 
     # -- Tensor's queries without the self-referencing subtensors tuple ---------------
 
@@ -799,16 +415,13 @@ class Array(Tensor):
     def T(self) -> Array:
         """Array: The transpose of a 2-D array (a view; ``ValueError`` otherwise)."""
         if self.ndim != 2:
-            raise ValueError(
-                f".T needs a 2-D array, got {self.ndim}-D (shape {self.shape}); use "
-                "xp.permute_dims or .mT for stacks of matrices."
-            )
-        return _late("_functions").permute_dims(self, (1, 0))  # type: ignore[no-any-return]
+            raise ValueError(_messages.transpose_needs_2d(self.ndim, self.shape))
+        return _OPERATORS["permute_dims"](self, (1, 0))  # type: ignore[no-any-return]
 
     @property
     def mT(self) -> Array:
         """Array: The transpose of the last two axes (a view)."""
-        return _late("_functions").matrix_transpose(self)  # type: ignore[no-any-return]
+        return _OPERATORS["matrix_transpose"](self)  # type: ignore[no-any-return]
 
     def to_device(self, device: object, /, *, stream: object = None) -> Array:
         """Return the array on ``device`` (a copy into a fresh carrier of that kind).
@@ -834,12 +447,12 @@ class Array(Tensor):
             If the carrier is released.
         """
         if stream is not None:
-            raise ValueError("stridewave.array_api.to_device takes no stream; pass stream=None.")
+            raise ValueError(_messages.no_stream())
         target = as_device(device)
         if target == self._device:
             return self
         values = np.asarray(host_values(self, self._device))
-        moved: Array = wrap(backend_for(target).asarray(values, self.dtype), target)
+        moved: Array = wrap_one(target.backend.asarray(values, self.dtype), target)
         return moved
 
     def __dlpack__(
@@ -879,7 +492,8 @@ class Array(Tensor):
         RuntimeError
             If the carrier is released.
         """
-        array = read(self, self._device)
+        if self._carrier is None:
+            device_of(self)  # raises for compound Tensors
         kwargs: dict[str, Any] = {}
         if stream is not None:
             kwargs["stream"] = stream
@@ -889,21 +503,7 @@ class Array(Tensor):
             kwargs["dl_device"] = dl_device
         if copy is not None:
             kwargs["copy"] = copy
-        if self._device.kind == "Metal":
-            return metal_backend().dlpack(array, **kwargs)
-        # Host: the carriers' rule (CONTRACT section 8): zero-copy read-only only for a
-        # consumer that honours the flag; PyTorch and legacy consumers get a copy.
-        from stridewave.carriers._protocols import _caller_module, export_dlpack
-
-        return export_dlpack(
-            lambda: array,
-            what=self,
-            stream=stream,
-            max_version=max_version,
-            dl_device=dl_device,
-            copy=copy,
-            consumer=_caller_module(1),
-        )
+        return self._device.backend.dlpack(self, _caller_module(1), **kwargs)
 
     def __dlpack_device__(self) -> tuple[int, int]:
         """Return the DLPack device of the values.
@@ -913,10 +513,7 @@ class Array(Tensor):
         tuple of int
             ``(1, 0)`` (kDLCPU) for host carriers; MLX's answer for Metal arrays.
         """
-        if self._device.kind == "Metal":
-            found: tuple[int, int] = metal_backend().dlpack_device(read(self, self._device))
-            return found
-        return (1, 0)
+        return self._device.backend.dlpack_device(self)
 
     def __dask_tokenize__(self) -> object:
         """Return a cheap Dask token: the carrier's token, the layout and the offset.
@@ -936,7 +533,7 @@ class Array(Tensor):
         if self.size != 1 and what != "__bool__":
             pass
         if self.ndim != 0 and self.size != 1:
-            raise TypeError(f"{what} needs a 0-d array (one element); got shape {self.shape}.")
+            raise TypeError(_messages.not_one_element(what, self.shape))
         return host_values(self, self._device).reshape(()).item()
 
     def __bool__(self) -> bool:
@@ -959,9 +556,7 @@ class Array(Tensor):
     def __index__(self) -> int:
         """Return the single element of an int32 array as a Python int."""
         if self.dtype is not DType.Int32:
-            raise TypeError(
-                f"__index__ needs an int32 array, got {_messages.dtype_text(self.dtype)}."
-            )
+            raise TypeError(_messages.index_needs_int32(self.dtype))
         return int(self._scalar("__index__"))
 
     # -- indexing ---------------------------------------------------------------------------
@@ -994,7 +589,7 @@ class Array(Tensor):
             view = _one_slice(self, key)
             if view is not None:
                 return view
-        return _late("_indexing").getitem(self, key)  # type: ignore[no-any-return]
+        return _OPERATORS["getitem"](self, key)  # type: ignore[no-any-return]
 
     def __setitem__(self, key: object, value: object, /) -> None:
         """Write ``value`` into ``self[key]``: one scatter, one version step.
@@ -1017,14 +612,14 @@ class Array(Tensor):
         NotImplementedError
             If the carrier is FileBacked (no scatter in the carrier spec).
         """
-        _late("_indexing").setitem(self, key, value)
+        _OPERATORS["setitem"](self, key, value)
 
     def __repr__(self) -> str:
         try:
             values = np.array2string(host_values(self, self._device), separator=", ")
         except (RuntimeError, IndexError):
             values = "<released>"
-        return f"Array({values}, dtype={_messages.dtype_text(self.dtype)}, device={self._device!r})"
+        return f"Array({values}, dtype={dtype_text(self.dtype)}, device={self._device!r})"
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         """NumPy's ufunc protocol (NEP 13): keep NumPy scalars' operators in the namespace.
@@ -1065,7 +660,7 @@ class Array(Tensor):
                 and any(isinstance(value, np.generic) for value in values)
                 and all(type(v) is Array or isinstance(v, _SCALAR_OPERANDS) for v in values)
             ):
-                return getattr(_late("_functions"), ufunc.__name__)(*values)
+                return _OPERATORS[ufunc.__name__](*values)
         host = [np.asarray(value) if isinstance(value, Tensor) else value for value in inputs]
         return getattr(ufunc, method)(*host, **kwargs)
 
@@ -1077,18 +672,18 @@ class Array(Tensor):
         dtype : numpy dtype, optional
             Convert to this dtype.
         copy : bool or None, optional
-            As :meth:`Tensor.__array__` (Metal arrays always copy; ``copy=False``
-            raises ``ValueError`` there).
+            As :meth:`Tensor.__array__` (arrays of a device that is not host
+            addressable, Metal, always copy; ``copy=False`` raises ``ValueError`` there).
 
         Returns
         -------
         numpy.ndarray
             Shape ``self.shape``; a read-only view for host carriers.
         """
-        if self._device.kind == "Metal":
+        if not self._device.backend.host_addressable:
             out = np.array(host_values(self, self._device), dtype=dtype)
             if copy is False:
-                raise ValueError("a Metal array has no NumPy view; drop copy=False.")
+                raise ValueError(_messages.no_numpy_view(self._device))
             return out
         return Tensor.__array__(self, dtype, copy)
 
@@ -1143,19 +738,19 @@ class Array(Tensor):
 
     def __neg__(self) -> Array:
         """Return ``negative(self)``."""
-        return _late("_functions").negative(self)  # type: ignore[no-any-return]
+        return _OPERATORS["negative"](self)  # type: ignore[no-any-return]
 
     def __pos__(self) -> Array:
         """Return ``positive(self)``."""
-        return _late("_functions").positive(self)  # type: ignore[no-any-return]
+        return _OPERATORS["positive"](self)  # type: ignore[no-any-return]
 
     def __abs__(self) -> Array:
         """Return ``abs(self)``."""
-        return _late("_functions").abs(self)  # type: ignore[no-any-return]
+        return _OPERATORS["abs"](self)  # type: ignore[no-any-return]
 
     def __invert__(self) -> Array:
         """Return ``bitwise_invert(self)``."""
-        return _late("_functions").bitwise_invert(self)  # type: ignore[no-any-return]
+        return _OPERATORS["bitwise_invert"](self)  # type: ignore[no-any-return]
 
 
 def as_array(value: Tensor) -> Array:
@@ -1166,7 +761,7 @@ def as_array(value: Tensor) -> Array:
     layout = value._layout
     assert layout is not None
     assert value._carrier is not None
-    return _make(value._carrier, layout, value._offset, device)
+    return _make((value._carrier, layout, value._offset, None), device)
 
 
 def namespace(api_version: str | None = None) -> types.ModuleType:
@@ -1177,13 +772,6 @@ def namespace(api_version: str | None = None) -> types.ModuleType:
         "2023.12",
         "2024.12",
     ):
-        raise ValueError(
-            f"stridewave.array_api implements the array API standard 2024.12; got "
-            f"api_version={api_version!r}."
-        )
-    import stridewave.array_api as xp
-
-    return xp
-
-
-_ = operator  # operator is used by _indexing through this module's namespace
+        raise ValueError(_messages.api_version(api_version))
+    # (the package is loaded before any of its modules: found, not imported)
+    return sys.modules[__package__]

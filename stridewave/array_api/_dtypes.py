@@ -16,6 +16,7 @@ from typing import Any, Final
 
 import numpy as np
 
+from stridewave.array_api import _messages
 from stridewave.dtypes import DType
 
 __all__ = [
@@ -48,10 +49,7 @@ _BY_RANK: Final = (bool_, int32, float32)
 
 
 def _refuse(dtype: object) -> TypeError:
-    return TypeError(
-        f"stridewave.array_api has the dtypes bool, int32 and float32 (what carriers "
-        f"store); got {dtype!r}. Use xp.bool, xp.int32 or xp.float32."
-    )
+    return TypeError(_messages.unsupported_dtype(dtype))
 
 
 def as_dtype(dtype: object) -> DType:
@@ -111,10 +109,7 @@ def narrow(np_dtype: np.dtype[Any]) -> DType:
         return int32
     if kind == "f":
         return float32
-    raise TypeError(
-        f"the backend returned dtype {np_dtype}, which stridewave.array_api cannot hold "
-        "(bool, int32 and float32 only)."
-    )
+    raise TypeError(_messages.unheld_result_dtype(np_dtype))
 
 
 def _dtype_of(value: object) -> DType | None:
@@ -155,17 +150,11 @@ def result_type(*arrays_and_dtypes: object) -> DType:
         assert dtype is not None
         ranks.append(_RANK[dtype])
     if not ranks:
-        raise TypeError(
-            "result_type needs at least one array or dtype; got "
-            f"{arrays_and_dtypes!r} (Python scalars alone have no array dtype)."
-        )
+        raise TypeError(_messages.result_type_of_nothing(arrays_and_dtypes))
     result = _BY_RANK[max(ranks)]
     for scalar in scalars:
         if isinstance(scalar, complex) or (isinstance(scalar, float) and result is not float32):
-            raise TypeError(
-                f"the Python scalar {scalar!r} cannot take the array dtype {result!r}; use "
-                "an array of a matching kind."
-            )
+            raise TypeError(_messages.scalar_of_other_kind(scalar, result))
     return result
 
 
@@ -235,7 +224,7 @@ def isdtype(dtype: object, kind: object) -> bool:
     if isinstance(kind, str):
         members = _KINDS.get(kind)
         if members is None:
-            raise ValueError(f"unknown dtype kind {kind!r}; expected one of {sorted(_KINDS)}.")
+            raise ValueError(_messages.unknown_dtype_kind(kind, sorted(_KINDS)))
         return target in members
     return target is as_dtype(kind)
 
@@ -283,7 +272,7 @@ def finfo(type: object, /) -> finfo_object:
     """
     dtype = _dtype_of(type) if hasattr(type, "dtype") else as_dtype(type)
     if dtype is not float32:
-        raise TypeError(f"finfo needs a floating dtype (xp.float32); got {dtype!r}.")
+        raise TypeError(_messages.finfo_needs_float(dtype))
     info = np.finfo(np.float32)
     return finfo_object(
         32, float(info.eps), float(info.max), float(info.min), float(info.smallest_normal), dtype
@@ -310,5 +299,5 @@ def iinfo(type: object, /) -> iinfo_object:
     """
     dtype = _dtype_of(type) if hasattr(type, "dtype") else as_dtype(type)
     if dtype is not int32:
-        raise TypeError(f"iinfo needs an integer dtype (xp.int32); got {dtype!r}.")
+        raise TypeError(_messages.iinfo_needs_int(dtype))
     return iinfo_object(32, 2**31 - 1, -(2**31), dtype)

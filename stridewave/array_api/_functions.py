@@ -2,12 +2,13 @@
 
 Every function finds the device of its array arguments (mixing devices raises
 ``ValueError``), reads them without a copy, calls the function of the same name
-in the backend namespace (``array_api_compat.numpy`` for host carriers, the MLX
-adapter :mod:`stridewave.array_api._mlx` for Metal) and adopts the result as a
-fresh carrier of that device. Nothing is computed here: the only work of our own
-is argument translation (dtype descriptors to backend dtypes, the namespace's
-default dtypes int32/float32) and narrowing a wider backend result (NumPy's
-``int64`` indices, ``float64`` quotients of integers) to int32/float32.
+in the namespace of the device's backend (:class:`~stridewave.array_api._backend.Backend`:
+``array_api_compat.numpy`` for host carriers, ``mlx.core`` and its shims for Metal)
+and adopts the result as a fresh carrier of that device; a device whose backend
+offers direct calls (Metal) tries those first. Nothing is computed here: the only
+work of our own is argument translation (dtype descriptors to backend dtypes, the
+namespace's default dtypes int32/float32) and narrowing a wider backend result
+(NumPy's ``int64`` indices, ``float64`` quotients of integers) to int32/float32.
 """
 
 from __future__ import annotations
@@ -19,20 +20,21 @@ from typing import Any, Final
 
 import numpy as np
 
-from stridewave.array_api import _dtypes
+from stridewave.array_api import _dtypes, _messages
 from stridewave.array_api._array import (
+    OPERATOR_NAMES,
     Array,
-    Device,
+    adopted,
     as_array,
-    as_device,
-    backend_for,
     common_device,
-    default_device,
-    metal_backend,
+    install,
     read,
     wrap,
+    wrap_one,
 )
-from stridewave.carriers._messages import dtype_text
+from stridewave.array_api._backend import Adopted
+from stridewave.array_api._device import Device, as_device, default_device
+from stridewave.array_api._messages import DeviceMismatch
 from stridewave.dtypes import DType
 from stridewave.tensor import Tensor
 
@@ -103,7 +105,7 @@ def _device_of_args(values: Sequence[object], device: object = None) -> Device:
             if kind is Array:
                 if quick is None:
                     quick = value._device  # type: ignore[attr-defined]
-                elif value._device != quick:  # type: ignore[attr-defined]
+                elif value._device is not quick:  # type: ignore[attr-defined]
                     break  # (the general path below raises the error)
             elif (
                 kind is list
@@ -117,27 +119,47 @@ def _device_of_args(values: Sequence[object], device: object = None) -> Device:
     found = common_device(_flat(values))
     if device is not None:
         wanted = as_device(device)
-        if found is not None and wanted != found:
-            raise ValueError(
-                f"device={wanted!r} was requested for arrays on {found!r}; move them with "
-                "x.to_device first."
-            )
+        if found is not None and wanted is not found:
+            raise DeviceMismatch(_messages.device_requested(wanted, found))
         return wanted
     return found if found is not None else default_device()
 
 
-#: Argument types that are neither arrays nor sequences (the scalars, then each backend
-#: dtype type and the like as it is first seen): passed through without further checks.
-_PLAIN_TYPES: set[type] = {bool, int, float, type(None), str}
+#: Argument types that are neither arrays nor sequences: passed through unchecked.
+_PLAIN_TYPES: Final = frozenset({bool, int, float, type(None), str})
 
-#: The Metal backend's direct calls by function name (MLXBackend.direct), looked up
-#: once each: a Metal operation skips the general dispatch when its operands allow.
-_DIRECTS: dict[str, Callable[..., Any]] = {}
+#: The Python scalars a direct call takes as operands.
+_PY_SCALARS: Final = frozenset({bool, int, float})
+
+#: Not looked up yet (a direct call's cache; None is an answer: no direct call).
+_UNSET: Final = object()
 
 
-def _load_direct(name: str) -> Callable[..., Any]:
-    found: Callable[..., Any] = metal_backend().direct(name)
-    _DIRECTS[name] = found
+class _Directs:
+    """A function's direct calls by device (``Backend.direct``), looked up once each."""
+
+    __slots__ = ("found", "name")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.found: dict[Device, Callable[..., Adopted | None] | None] = {}
+
+    def of(self, device: Device) -> Callable[..., Adopted | None] | None:
+        """Return the direct call of this function on ``device``, or None."""
+        call = self.found.get(device, _UNSET)
+        if call is _UNSET:
+            call = self.found[device] = device.backend.direct(self.name)
+        return call  # type: ignore[return-value]
+
+
+_DIRECTS: Final[dict[str, _Directs]] = {}
+
+
+def _directs(name: str) -> _Directs:
+    """Return the direct-call cache of the namespace function ``name``."""
+    found = _DIRECTS.get(name)
+    if found is None:
+        found = _DIRECTS[name] = _Directs(name)
     return found
 
 
@@ -170,12 +192,14 @@ def _apply(
                 break
         else:
             device = x._device
-            if device.kind == "Metal":
-                found = (_DIRECTS.get(name) or _load_direct(name))(x, **kwargs)
-                if found is not None:
-                    return found
-            result = getattr(backend_for(device).ns, name)(read(x, device), **kwargs)
-            return wrap(result, device, (x,))
+            if device.has_direct:
+                call = _directs(name).of(device)
+                if call is not None:
+                    found = call(x, **kwargs)
+                    if found is not None:
+                        return adopted(found, device)
+            backend = device.backend
+            return wrap(getattr(backend.ns, name)(backend.read(x), **kwargs), device, (x,))
     if device is None:
         device = _device_of_args(list(args) + list(kwargs.values()))
     sources: list[Tensor] = []
@@ -187,16 +211,13 @@ def _apply(
         if kind is Array or isinstance(value, Tensor):
             sources.append(value)
             return read(value, device)
-        if isinstance(value, (list, tuple)):
-            if builtins.any(isinstance(v, Tensor) for v in value):
-                return type(value)(convert(v) for v in value)
-        else:
-            _PLAIN_TYPES.add(kind)  # neither an array nor a sequence: never converted
+        if isinstance(value, (list, tuple)) and builtins.any(isinstance(v, Tensor) for v in value):
+            return type(value)(convert(v) for v in value)
         return value
 
     call_args = [convert(a) for a in args]
     call_kwargs = {k: convert(v) for k, v in kwargs.items()}
-    backend = backend_for(device)
+    backend = device.backend
     namespace = backend.ns if sub is None else getattr(backend.ns, sub)
     result = getattr(namespace, name)(*call_args, **call_kwargs)
     return wrap(result, device, tuple(sources))
@@ -215,29 +236,26 @@ def _one(
     return result
 
 
-def _one_wrap(result: Any, device: Device) -> Array:
-    """:func:`wrap` for one backend array."""
-    out: Array = wrap(result, device)
-    return out
-
-
 def _unary(name: str, summary: str) -> Callable[[Any], Array]:
     rounding = name in ("ceil", "floor", "round", "trunc")
+    directs = _directs(name)
 
     def func(x: Any, /) -> Array:
         if type(x) is not Array and not isinstance(x, Tensor):
-            raise TypeError(f"{name} expects an array, got {type(x).__name__} {x!r}.")
+            raise TypeError(_messages.expects_array(name, x))
         device = x._device if type(x) is Array else _device_of_args((x,))
-        if device.kind == "Metal" and not rounding:
-            found = (_DIRECTS.get(name) or _load_direct(name))(x)
-            if found is not None:
-                return found  # type: ignore[no-any-return]
-        backend = backend_for(device)
+        if device.has_direct and not rounding and type(x) is Array:
+            call = directs.of(device)
+            if call is not None:
+                found = call(x)
+                if found is not None:
+                    return adopted(found, device)
+        backend = device.backend
         if rounding and x.dtype is not DType.Float32:
             # Rounding an integer is the identity (the standard keeps the dtype);
             # NumPy would answer in float64.
-            return _one_wrap(backend.cast(read(x, device), x.dtype), device)
-        return _one_wrap(getattr(backend.ns, name)(read(x, device)), device)
+            return wrap_one(backend.cast(read(x, device), x.dtype), device)
+        return wrap_one(getattr(backend.ns, name)(read(x, device)), device)
 
     func.__name__ = func.__qualname__ = name
     func.__signature__ = inspect.Signature([_P("x", _POS)])  # type: ignore[attr-defined]
@@ -246,6 +264,8 @@ def _unary(name: str, summary: str) -> Callable[[Any], Array]:
 
 
 def _binary(name: str, summary: str) -> Callable[[Any, Any], Array]:
+    directs = _directs(name)
+
     def func(x1: Any, x2: Any, /) -> Array:
         try:
             # (Python scalars of the int32 range, floats, bools and arrays pass as they
@@ -260,6 +280,7 @@ def _binary(name: str, summary: str) -> Callable[[Any, Any], Array]:
                 or isinstance(x2, Tensor)
             ):
                 x2 = _scalar_operand(name, x2, x1)
+                k2 = type(x2)
             k1 = type(x1)
             if not (
                 k1 is Array
@@ -269,39 +290,38 @@ def _binary(name: str, summary: str) -> Callable[[Any, Any], Array]:
                 or isinstance(x1, Tensor)
             ):
                 x1 = _scalar_operand(name, x1, x2)
-            if (type(x1) is Array and x1._device.kind == "Metal") or (
-                type(x2) is Array and x2._device.kind == "Metal"
+                k1 = type(x1)
+            first = x1._device if k1 is Array else x2._device if k2 is Array else None
+            if (
+                first is not None
+                and first.has_direct
+                and (k1 is Array or k1 in _PY_SCALARS)
+                and (k2 is Array or k2 in _PY_SCALARS)
             ):
-                found = (_DIRECTS.get(name) or _load_direct(name))(x1, x2)
-                if found is not None:
-                    return found  # type: ignore[no-any-return]
-            if type(x1) is Array or isinstance(x1, Tensor):
-                device = x1._device if type(x1) is Array else _device_of_args((x1,))
-                kind = type(x2)
-                if kind is int or kind is float or kind is bool:
+                call = directs.of(first)
+                if call is not None:
+                    found = call(x1, x2)
+                    if found is not None:
+                        return adopted(found, first)
+            if k1 is Array or isinstance(x1, Tensor):
+                device = x1._device if k1 is Array else _device_of_args((x1,))
+                if k2 is int or k2 is float or k2 is bool:
                     b: Any = x2  # (a Python scalar: answered before the Tensor ABC check)
-                elif kind is Array or isinstance(x2, Tensor):
-                    other = x2._device if kind is Array else _device_of_args((x2,))
-                    if other is not device and other != device:
-                        raise ValueError(
-                            f"{name}: arrays on different devices ({device!r} and {other!r}); "
-                            "move one with x.to_device first."
-                        )
+                elif k2 is Array or isinstance(x2, Tensor):
+                    other = x2._device if k2 is Array else _device_of_args((x2,))
+                    if other is not device:
+                        raise DeviceMismatch(_messages.devices_differ(device, other, name))
                     b = read(x2, device)
                 else:
                     b = _scalar_operand(name, x2)
                 a: Any = read(x1, device)
             elif isinstance(x2, Tensor):
-                device = x2._device if type(x2) is Array else _device_of_args((x2,))
+                device = x2._device if k2 is Array else _device_of_args((x2,))  # type: ignore[attr-defined]
                 a = _scalar_operand(name, x1)
                 b = read(x2, device)
             else:
-                raise TypeError(
-                    f"{name} needs at least one array argument; got {type(x1).__name__} and "
-                    f"{type(x2).__name__}."
-                )
-            backend = backend_for(device)
-            return _one_wrap(getattr(backend.ns, name)(a, b), device)
+                raise TypeError(_messages.needs_an_array(name, x1, x2))
+            return wrap_one(getattr(device.backend.ns, name)(a, b), device)
         except ValueError as exc:
             _raise_if_unbroadcastable(name, x1, x2, exc)
             raise
@@ -333,16 +353,9 @@ def _scalar_operand(name: str, value: object, other: object = None) -> object:
             if dtype is DType.Float32:
                 return float(value)
             if dtype is not None:
-                raise OverflowError(
-                    f"{name}: the Python int {value} is outside the int32 range of the "
-                    f"{dtype_text(dtype)} array it is combined with; pass a float, or use a "
-                    "float32 array."
-                )
+                raise OverflowError(_messages.int_out_of_range(name, value, dtype))
         return value
-    raise TypeError(
-        f"{name}: operands must be arrays or Python scalars (bool, int, float); got "
-        f"{type(value).__name__} {value!r}."
-    )
+    raise TypeError(_messages.bad_operand(name, value))
 
 
 def _shape_of(value: object) -> tuple[int, ...]:
@@ -357,17 +370,13 @@ def _raise_if_unbroadcastable(name: str, x1: object, x2: object, exc: ValueError
     together", MLX: "[broadcast_shapes] ..."); a program gets one message on every
     device. Returns (the caller re-raises ``exc``) when the shapes do broadcast.
     """
-    if "different devices" in str(exc):
-        return  # (the devices' own message, raised before any shape was looked at)
+    if isinstance(exc, DeviceMismatch):
+        return  # (raised before any shape was looked at)
     s1, s2 = _shape_of(x1), _shape_of(x2)
     try:
         np.broadcast_shapes(s1, s2)
     except ValueError:
-        raise ValueError(
-            f"{name}: the shapes {s1} and {s2} cannot be broadcast together (aligned from "
-            "the right, each pair of axes must be equal or one of them 1); reshape or index "
-            "an operand so that they can (for instance x[:, None])."
-        ) from exc
+        raise ValueError(_messages.shapes_do_not_broadcast(name, s1, s2)) from exc
 
 
 _INT32_MIN: Final = -(2**31)
@@ -524,10 +533,6 @@ subtract: Callable[[Any, Any], Array]
 
 def clip(x: Any, /, min: Any = None, max: Any = None) -> Array:
     device = _device_of_args((x, min, max))
-    if device.kind != "Metal" and getattr(x, "dtype", None) is DType.Int32:
-        # array_api_compat's NumPy clip writes into integer array bounds (to raise
-        # those below int32's range); the operands' views are read-only: give copies.
-        min, max = (np.array(read(b, device)) if isinstance(b, Tensor) else b for b in (min, max))
     return _one("clip", (x,), {"min": min, "max": max}, device=device)
 
 
@@ -552,10 +557,7 @@ def _infer_dtype(value: object) -> DType:
         return DType.Int32
     if isinstance(value, (float, np.floating)):
         return DType.Float32
-    raise TypeError(
-        f"cannot infer an array dtype from {type(value).__name__} {value!r}; pass a bool, "
-        "int or float (complex numbers have no dtype here)."
-    )
+    raise TypeError(_messages.no_dtype_for(value))
 
 
 def _check_shape(shape: object) -> tuple[int, ...]:
@@ -563,13 +565,13 @@ def _check_shape(shape: object) -> tuple[int, ...]:
         return (int(shape),)
     if isinstance(shape, (tuple, list)):
         return tuple(int(s) for s in shape)
-    raise TypeError(f"shape must be an int or a tuple of ints, got {shape!r}.")
+    raise TypeError(_messages.bad_shape(shape))
 
 
 def _create(name: str, args: tuple[Any, ...], dtype: DType, device: Device, **kwargs: Any) -> Array:
-    backend = backend_for(device)
-    return _one_wrap(
-        getattr(backend.ns, name)(*args, dtype=backend.backend_dtype(dtype), **kwargs), device
+    backend = device.backend
+    return wrap_one(
+        getattr(backend.ns, name)(*args, dtype=backend.native_dtype(dtype), **kwargs), device
     )
 
 
@@ -606,7 +608,7 @@ def _check_fill(value: object, dtype: DType) -> None:
         and not isinstance(value, bool)
         and not -(2**31) <= value < 2**31
     ):
-        raise OverflowError(f"fill value {value} is out of the int32 range.")
+        raise OverflowError(_messages.fill_out_of_range(value))
 
 
 def _like_device(x: Any, device: object) -> Device:
@@ -688,11 +690,7 @@ def asarray(
         if same and not copy:
             return x
         if copy is False:
-            raise ValueError(
-                f"asarray(copy=False) cannot give {dtype_text(wanted or x.dtype)} on "
-                f"{target!r} from an "
-                f"array of {dtype_text(x.dtype)} on {x._device!r} without a copy."
-            )
+            raise ValueError(_messages.copy_needed(wanted or x.dtype, target, x.dtype, x._device))
         moved = x.to_device(target) if target != x._device else x
         if moved is not x and (wanted is None or wanted is moved.dtype):
             return moved
@@ -705,16 +703,12 @@ def asarray(
         # The carrier adopts ``values``' buffer: never the caller's own memory (only
         # copy=False shares it, above), so writes on either side stay apart.
         values = np.array(values, copy=True)
-    backend = backend_for(target)
-    return _one_wrap(backend.asarray(values, _dtypes.from_numpy(values.dtype)), target)
+    backend = target.backend
+    return wrap_one(backend.asarray(values, _dtypes.from_numpy(values.dtype)), target)
 
 
 def _share(obj: Any, wanted: DType | None, target: Device) -> Array:
     """``asarray(copy=False)``: share a NumPy (or buffer) object's memory on CPU."""
-    from stridewave.carriers import CPU
-
-    if target.kind != "CPU":
-        raise ValueError(f"asarray(copy=False) can share memory only on CPU, not {target!r}.")
     try:
         array = np.asarray(obj) if not isinstance(obj, (list, tuple, bool, int, float)) else None
     except (TypeError, ValueError):
@@ -725,14 +719,8 @@ def _share(obj: Any, wanted: DType | None, target: Device) -> Array:
         or (wanted is not None and _dtypes.from_numpy(array.dtype) is not wanted)
         or not array.flags.c_contiguous
     ):
-        raise ValueError(
-            f"asarray(copy=False) cannot share the memory of {type(obj).__name__}: it needs a "
-            "C-contiguous NumPy array or buffer of bool, int32 or float32."
-        )
-    carrier = CPU.from_numpy(array.reshape(-1), mutable=bool(array.flags.writeable))
-    from stridewave.array_api._array import _make, contiguous_layout
-
-    return _make(carrier, contiguous_layout(array.shape), 0, target)
+        raise ValueError(_messages.cannot_share(obj))
+    return adopted(target.backend.share(array), target)
 
 
 def _to_numpy(obj: Any, wanted: DType | None) -> np.ndarray[Any, Any]:
@@ -746,14 +734,14 @@ def _to_numpy(obj: Any, wanted: DType | None) -> np.ndarray[Any, Any]:
             _check_fill(obj, wanted)
         array = np.asarray(obj)
         if array.dtype.kind == "c":
-            raise TypeError("complex values have no dtype in stridewave.array_api.")
+            raise TypeError(_messages.complex_values())
         if (
             wanted is DType.Int32
             and array.dtype.kind in "iu"
             and array.size
             and (array.min() < -(2**31) or array.max() >= 2**31)
         ):
-            raise OverflowError("values out of the int32 range.")
+            raise OverflowError(_messages.values_out_of_int32())
         if wanted is DType.Float32 and array.dtype.kind == "f":
             return _to_float32(array, obj)
         return np.asarray(array, dtype=_dtypes.numpy_dtype(wanted))
@@ -763,18 +751,13 @@ def _to_numpy(obj: Any, wanted: DType | None) -> np.ndarray[Any, Any]:
         return array
     if array.dtype.kind in "iu":
         if array.size and (array.min() < -(2**31) or array.max() >= 2**31):
-            raise OverflowError(
-                f"integer values out of the int32 range cannot make an int32 array: {obj!r}."
-            )
+            raise OverflowError(_messages.integers_out_of_int32(obj))
         return array.astype(np.int32)
     if array.dtype.kind == "f":
         return _to_float32(array, obj)
     if array.dtype.kind == "b":
         return array.astype(np.bool_)
-    raise TypeError(
-        f"cannot make an array of bool, int32 or float32 from {type(obj).__name__} "
-        f"(NumPy reads it as {array.dtype})."
-    )
+    raise TypeError(_messages.no_namespace_dtype(obj, array.dtype))
 
 
 def _to_float32(array: np.ndarray[Any, Any], obj: object) -> np.ndarray[Any, Any]:
@@ -789,11 +772,7 @@ def _to_float32(array: np.ndarray[Any, Any], obj: object) -> np.ndarray[Any, Any
         overflowed = np.isinf(out) & np.isfinite(array)
         if overflowed.any():
             bad = array[overflowed].flat[0]
-            raise OverflowError(
-                f"{bad!r} has no finite float32 value (its magnitude is at least "
-                f"2**128 - 2**103), so it cannot make a float32 array from {type(obj).__name__}. "
-                "Scale the data, or keep it in NumPy as float64."
-            )
+            raise OverflowError(_messages.float32_overflow(bad, obj))
     return out
 
 
@@ -809,7 +788,7 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
     if isinstance(x, Tensor):
         return asarray(x, device=device, copy=copy)
     target = _creation_device(device)
-    if target.kind != "Metal":
+    if target.backend.host_addressable:
         array = np.from_dlpack(x, copy=copy) if copy is not None else np.from_dlpack(x)
         return asarray(array, device=target, copy=copy is not False)
     return asarray(np.from_dlpack(x), device=target)
@@ -848,8 +827,8 @@ def astype(x: Any, dtype: Any, /, *, copy: bool = True, device: Any = None) -> A
     if target is array.dtype and not copy:
         return array
     x = array
-    backend = backend_for(x._device)
-    return _one_wrap(backend.cast(read(x, x._device), target), x._device)
+    backend = x._device.backend
+    return wrap_one(backend.cast(read(x, x._device), target), x._device)
 
 
 _document(astype, "A copy of ``x`` cast to ``dtype``.")
@@ -863,6 +842,9 @@ result_type = _dtypes.result_type
 # -- linear algebra in the main namespace -------------------------------------------------
 
 
+_MATMUL_DIRECTS: Final = _directs("matmul")
+
+
 def matmul(x1: Any, x2: Any, /) -> Array:
     try:
         if (
@@ -873,15 +855,16 @@ def matmul(x1: Any, x2: Any, /) -> Array:
             # Two Arrays on one device (the common case): straight to the backend, as
             # the elementwise functions go, without the general argument walk of _apply.
             device = x1._device
-            if device.kind == "Metal":
-                found = (_DIRECTS.get("matmul") or _load_direct("matmul"))(x1, x2)
-                if found is not None:
-                    return found  # type: ignore[no-any-return]
-            return _one_wrap(
-                backend_for(device).ns.matmul(read(x1, device), read(x2, device)), device
-            )
+            if device.has_direct:
+                call = _MATMUL_DIRECTS.of(device)
+                if call is not None:
+                    found = call(x1, x2)
+                    if found is not None:
+                        return adopted(found, device)
+            backend = device.backend
+            return wrap_one(backend.ns.matmul(backend.read(x1), backend.read(x2)), device)
         if not (isinstance(x1, Tensor) and isinstance(x2, Tensor)):
-            raise TypeError("matmul needs two arrays.")
+            raise TypeError(_messages.matmul_needs_arrays())
         return _one("matmul", (x1, x2))
     except ValueError as exc:
         s1, s2 = _shape_of(x1), _shape_of(x2)
@@ -889,13 +872,9 @@ def matmul(x1: Any, x2: Any, /) -> Array:
             s1
             and s2
             and s1[-1] != s2[-2 if len(s2) > 1 else 0]
-            and "different devices" not in str(exc)
+            and not isinstance(exc, DeviceMismatch)
         ):
-            raise ValueError(
-                f"matmul: the last axis of x1 (shape {s1}) must match the "
-                f"{'second-to-last' if len(s2) > 1 else 'only'} axis of x2 (shape {s2}); "
-                "transpose an operand (x.mT) or fix the shapes."
-            ) from exc
+            raise ValueError(_messages.matmul_shapes(s1, s2)) from exc
         raise
 
 
@@ -973,11 +952,7 @@ def reshape(x: Any, /, shape: Any, *, copy: bool | None = None) -> Array:
             and (size == int(np.prod(known)) if -1 not in shape else True)
         )
         if not fits:
-            raise ValueError(
-                f"reshape: an array of shape {_shape_of(x)} ({size} elements) cannot take "
-                f"the shape {shape}; the new shape must hold the same number of elements "
-                "(one axis may be -1 to have it inferred)."
-            ) from exc
+            raise ValueError(_messages.reshape_size(_shape_of(x), size, shape)) from exc
         raise
 
 
@@ -1042,7 +1017,7 @@ def count_nonzero(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Arr
 
 def nonzero(x: Any, /) -> tuple[Array, ...]:
     if isinstance(x, Tensor) and len(x.shape) == 0:
-        raise ValueError("nonzero needs an array with at least one axis.")
+        raise ValueError(_messages.nonzero_0d())
     return tuple(_apply("nonzero", (x,)))
 
 
@@ -1114,25 +1089,11 @@ _document(unique_inverse, "Unique elements and inverse indices.", returns="named
 
 
 def _acc_dtype(x: Any, dtype: object) -> Any:
-    if dtype is None and type(x) is Array:
-        known = _ACC_DTYPES.get((x._device.kind, x._dtype))
-        if known is not None:
-            return known
-    chosen = (
-        _dtypes.as_dtype(dtype)
-        if dtype is not None
-        else (DType.Float32 if x.dtype is DType.Float32 else DType.Int32)
-    )
-    device = x._device if type(x) is Array else _device_of_args((x,))
-    found = backend_for(device).backend_dtype(chosen)
-    if dtype is None and type(x) is Array:
-        _ACC_DTYPES[(device.kind, x._dtype)] = found
-    return found
-
-
-#: The default accumulator dtype of sums and products, by (device kind, input dtype):
-#: the backend's own dtype object, looked up once.
-_ACC_DTYPES: dict[tuple[str, DType], Any] = {}
+    """Return the native accumulator dtype of sums and products of ``x`` (``dtype`` if given)."""
+    requested = None if dtype is None else _dtypes.as_dtype(dtype)
+    if type(x) is Array:
+        return x._device.backend.accumulator(x._dtype, requested)
+    return _device_of_args((x,)).backend.accumulator(x.dtype, requested)
 
 
 def cumulative_sum(
@@ -1156,42 +1117,28 @@ def cumulative_prod(
 
 
 def _stat(name: str, x: Any, kwargs: dict[str, Any]) -> Array:
-    """:func:`_one` for the statistical functions: a Metal array tries its direct call first.
+    """:func:`_one` for the statistical functions: a direct call first where there is one.
 
     Their keywords (``axis``, ``keepdims``, ``dtype``, ``correction``) never hold
     arrays, so the general argument walk of :func:`_apply` has nothing to do there.
     """
-    if type(x) is Array and x._device.kind == "Metal":
-        found = (_DIRECTS.get(name) or _load_direct(name))(x, **kwargs)
-        if found is not None:
-            return found  # type: ignore[no-any-return]
+    if type(x) is Array:
+        device = x._device
+        if device.has_direct:
+            call = _directs(name).of(device)
+            if call is not None:
+                found = call(x, **kwargs)
+                if found is not None:
+                    return adopted(found, device)
     return _one(name, (x,), kwargs)
 
 
-def _sum_dtype(x: Any, dtype: object) -> Any:
-    """Return the accumulator dtype of ``sum``/``prod`` (None: MLX's own, the standard's).
-
-    MLX sums float32 in float32 and int32 in int32, the standard's defaults, so a
-    Metal array of those without ``dtype`` passes None (no dtype test in the graph's
-    Python). Bool keeps its int32 (MLX answers bool where nothing is combined:
-    ``axis=()``, a 0-d array); the other devices get the dtype :func:`_acc_dtype` picks.
-    """
-    if (
-        dtype is None
-        and type(x) is Array
-        and x._device.kind == "Metal"
-        and x._dtype is not DType.Bool
-    ):
-        return None
-    return _acc_dtype(x, dtype)
-
-
 def sum(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Array:
-    return _stat("sum", x, {"axis": axis, "dtype": _sum_dtype(x, dtype), "keepdims": keepdims})
+    return _stat("sum", x, {"axis": axis, "dtype": _acc_dtype(x, dtype), "keepdims": keepdims})
 
 
 def prod(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Array:
-    return _stat("prod", x, {"axis": axis, "dtype": _sum_dtype(x, dtype), "keepdims": keepdims})
+    return _stat("prod", x, {"axis": axis, "dtype": _acc_dtype(x, dtype), "keepdims": keepdims})
 
 
 def max(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Array:
@@ -1249,3 +1196,5 @@ _document_all(
         (diff, "``n``-th forward difference along ``axis``."),
     )
 )
+
+install({name: globals()[name] for name in OPERATOR_NAMES})

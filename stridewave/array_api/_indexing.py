@@ -14,17 +14,21 @@ from typing import Any
 
 import numpy as np
 
-from stridewave.array_api import _array
+from stridewave.array_api import _messages
 from stridewave.array_api._array import (
     Array,
-    backend_for,
-    contiguous_layout,
+    adopted,
+    as_array,
+    device_of,
+    install,
     read,
-    strided_layout,
-    wrap,
+    wrap_one,
     write,
 )
-from stridewave.carriers._messages import dtype_text
+from stridewave.array_api._backend import contiguous_layout, strided_layout
+from stridewave.array_api._device import Device
+from stridewave.array_api._dtypes import as_dtype, result_type
+from stridewave.array_api._messages import DeviceMismatch
 from stridewave.dtypes import DType
 from stridewave.tensor import Tensor
 
@@ -42,7 +46,7 @@ def _as_int(item: object) -> int | None:
     if isinstance(item, np.integer):
         return int(item)
     if isinstance(item, Tensor) and item.dtype is DType.Int32 and item.shape == ():
-        return operator.index(_array.as_array(item))
+        return operator.index(as_array(item))
     return None
 
 
@@ -50,11 +54,11 @@ def _slice_index(value: object, what: str) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool):
-        raise IndexError(f"slice {what} must be an integer or None, got {value!r}.")
+        raise IndexError(_messages.slice_bound(what, value))
     try:
         return operator.index(value)  # type: ignore[arg-type]
     except TypeError:
-        raise IndexError(f"slice {what} must be an integer or None, got {value!r}.") from None
+        raise IndexError(_messages.slice_bound(what, value)) from None
 
 
 def basic_geometry(
@@ -93,13 +97,11 @@ def basic_geometry(
                 return None
             items.append(("int", index))
     if ellipses > 1:
-        raise IndexError(f"an index can have at most one ellipsis (...); got {key!r}.")
+        raise IndexError(_messages.two_ellipses(key))
     used = sum(1 for kind, _ in items if kind in ("int", "slice"))
     ndim = len(shape)
     if used > ndim:
-        raise IndexError(
-            f"too many indices: the array has {ndim} axes but the key {key!r} indexes {used}."
-        )
+        raise IndexError(_messages.too_many_indices(ndim, key, used))
     if ellipses == 0:
         items.append(("ellipsis", None))
     out_shape: list[int] = []
@@ -118,14 +120,12 @@ def basic_geometry(
         elif kind == "int":
             extent = shape[axis]
             if not -extent <= value < extent:
-                raise IndexError(
-                    f"index {value} is out of bounds for axis {axis} with size {extent}."
-                )
+                raise IndexError(_messages.index_out_of_bounds(value, axis, extent))
             offset += (value % extent) * strides[axis]
             axis += 1
         else:
             if value.step == 0:
-                raise IndexError("slice step cannot be zero.")
+                raise IndexError(_messages.zero_step())
             start, stop, step = value.indices(shape[axis])
             length = len(range(start, stop, step))
             if length:
@@ -144,15 +144,12 @@ def _key_tuple(key: object) -> tuple[Any, ...]:
     return key if isinstance(key, tuple) else (key,)
 
 
-def _backend_key(key: tuple[Any, ...], device: _array.Device) -> tuple[Any, ...]:
+def _backend_key(key: tuple[Any, ...], device: Device) -> tuple[Any, ...]:
     out = []
     for item in key:
         if isinstance(item, Tensor):
-            if _array.device_of(item) != device:
-                raise ValueError(
-                    f"the index array is on {_array.device_of(item)!r} but the array on "
-                    f"{device!r}; move it with .to_device()."
-                )
+            if device_of(item) is not device:
+                raise DeviceMismatch(_messages.index_on_other_device(device_of(item), device))
             out.append(read(item, device))
         else:
             out.append(item)
@@ -162,7 +159,7 @@ def _backend_key(key: tuple[Any, ...], device: _array.Device) -> tuple[Any, ...]
 def getitem(x: Array, key: object) -> Array:
     """Return ``x[key]``: a view for basic keys, a fresh array otherwise.
 
-    ``Array.__getitem__`` answers a 1-D slice itself (``_array._one_slice``) first.
+    ``Array.__getitem__`` answers a 1-D slice itself first.
     """
     key_t = _key_tuple(key)
     layout = x.layout
@@ -175,31 +172,22 @@ def getitem(x: Array, key: object) -> Array:
             view_layout = strided_layout(tuple(shape), tuple(strides))
         carrier = x._carrier
         assert carrier is not None
-        return _array._make(carrier, view_layout, offset, x._device)
+        return adopted((carrier, view_layout, offset, None), x._device)
     device = x._device
-    backend = backend_for(device)
-    return backend.getitem(read(x, device), _backend_key(key_t, device), device)  # type: ignore[no-any-return]
+    result = device.backend.getitem(read(x, device), _backend_key(key_t, device))
+    return wrap_one(result, device)
 
 
 def _value_for(x: Array, value: object) -> Any:
     """Return ``value`` as a backend array of ``x``'s dtype (checking compatibility)."""
     device = x._device
-    backend = backend_for(device)
+    backend = device.backend
     dtype = x.dtype
     if isinstance(value, Tensor):
-        if _array.device_of(value) != device:
-            raise ValueError(
-                f"cannot assign an array on {_array.device_of(value)!r} into one on "
-                f"{device!r}; move it with .to_device()."
-            )
-        from stridewave.array_api._dtypes import as_dtype, result_type
-
+        if device_of(value) is not device:
+            raise DeviceMismatch(_messages.assign_from_other_device(device_of(value), device))
         if result_type(as_dtype(value.dtype), dtype) is not dtype:
-            raise TypeError(
-                f"cannot assign {dtype_text(value.dtype)} values into a "
-                f"{dtype_text(dtype)} array without "
-                "losing information; cast with xp.astype first."
-            )
+            raise TypeError(_messages.assign_loses_information(value.dtype, dtype))
         return backend.astype(read(value, device), dtype)
     if isinstance(value, (bool, np.bool_)):
         ok = True
@@ -210,17 +198,10 @@ def _value_for(x: Array, value: object) -> Any:
     else:
         ok = False
     if not ok:
-        hint = (
-            "convert it first: x[key] = xp.asarray(value, device=x.device)"
-            if isinstance(value, np.ndarray) or hasattr(value, "__array__")
-            else "pass a Python scalar of the array's kind or an array of this namespace"
-        )
-        raise TypeError(
-            f"cannot assign {type(value).__name__} {value!r} into a {dtype_text(dtype)} "
-            f"array; {hint}."
-        )
+        array_like = isinstance(value, np.ndarray) or hasattr(value, "__array__")
+        raise TypeError(_messages.assign_wrong_kind(value, dtype, array_like))
     if isinstance(value, (bool, np.bool_)) and dtype is not DType.Bool:
-        raise TypeError(f"cannot assign the bool {value!r} into a {dtype_text(dtype)} array.")
+        raise TypeError(_messages.assign_bool(value, dtype))
     return backend.scalar(value, dtype)
 
 
@@ -232,20 +213,18 @@ def setitem(x: Array, key: object, value: object) -> None:
     assert carrier is not None
     carrier_live = not carrier.is_released()
     if not carrier_live:
-        raise RuntimeError(f"cannot assign into {x!r}: its carrier {carrier!r} is released.")
+        raise RuntimeError(_messages.assign_released(x, carrier))
     device = x._device
     source = _value_for(x, value)
     geometry = basic_geometry(layout.shape, layout.strides, x._offset, key_t)
-    backend = backend_for(device)
+    backend = device.backend
     if geometry is not None:
         shape, strides, offset = geometry
         try:
             values = backend.broadcast_to(source, shape)
         except ValueError as exc:
             raise ValueError(
-                f"cannot assign values of shape {tuple(source.shape)} to x[{key!r}] of shape "
-                f"{tuple(shape)}: the values must broadcast to it (aligned from the right, "
-                "each pair of axes equal or the value's 1); reshape or index the values."
+                _messages.assign_shape(tuple(source.shape), key, tuple(shape))
             ) from exc
         write(x, device, shape, strides, offset, values)
         return
@@ -253,4 +232,4 @@ def setitem(x: Array, key: object, value: object) -> None:
     write(x, device, layout.shape, layout.strides, x._offset, updated)
 
 
-_ = wrap
+install({"getitem": getitem, "setitem": setitem})

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from stridewave.array_api import _dtypes
-from stridewave.array_api._array import (
+from stridewave.array_api._device import (
     CPU_DEVICE,
     FILE_DEVICE,
     GENERIC_DEVICE,
@@ -14,7 +14,6 @@ from stridewave.array_api._array import (
     as_device,
     default_device,
 )
-from stridewave.dtypes import DType
 
 __all__ = ["Info", "__array_namespace_info__"]
 
@@ -60,12 +59,12 @@ class Info:
         return found
 
     def default_dtypes(self, *, device: object = None) -> dict[str, Any]:
-        """Return the default dtypes (the same on every device).
+        """Return the default dtypes of ``device`` (the default device if None).
 
         Parameters
         ----------
         device : Device, optional
-            Checked, then ignored.
+            The device asked about (its backend's table).
 
         Returns
         -------
@@ -73,14 +72,8 @@ class Info:
             ``real floating``: float32; ``integral`` and ``indexing``: int32;
             ``complex floating``: ``None`` (no complex dtype).
         """
-        if device is not None:
-            as_device(device)
-        return {
-            "real floating": DType.Float32,
-            "complex floating": None,
-            "integral": DType.Int32,
-            "indexing": DType.Int32,
-        }
+        target = default_device() if device is None else as_device(device)
+        return {"complex floating": None, **target.backend.default_dtypes()}
 
     def dtypes(self, *, device: object = None, kind: Any = None) -> dict[str, Any]:
         """Return the dtypes of this namespace, optionally of one kind.
@@ -88,7 +81,7 @@ class Info:
         Parameters
         ----------
         device : Device, optional
-            Checked, then ignored (every device has the three dtypes).
+            The device asked about (its backend's table; the default device if None).
         kind : str or tuple of str, optional
             A kind as :func:`stridewave.array_api.isdtype` takes it.
 
@@ -97,12 +90,12 @@ class Info:
         dict
             Name to dtype.
         """
-        if device is not None:
-            as_device(device)
+        target = default_device() if device is None else as_device(device)
+        stored = target.backend.dtypes()
         return {
             name: dtype
             for name, dtype in _dtypes.DTYPES.items()
-            if kind is None or _dtypes.isdtype(dtype, kind)
+            if dtype in stored and (kind is None or _dtypes.isdtype(dtype, kind))
         }
 
 

@@ -12,8 +12,9 @@ from collections.abc import Callable
 from typing import Any
 
 from stridewave.array_api import _dtypes
-from stridewave.array_api._array import Array, as_device, backend_for, default_device
-from stridewave.array_api._functions import _document_all, _one, _one_wrap
+from stridewave.array_api._array import Array, wrap_one
+from stridewave.array_api._device import as_device, default_device
+from stridewave.array_api._functions import _document_all, _one
 from stridewave.dtypes import DType
 
 __all__ = [
@@ -125,9 +126,9 @@ for _complex_func in _COMPLEX_FUNCS:
 def _freq(name: str, n: int, d: float, dtype: Any, device: Any) -> Array:
     target = default_device() if device is None else as_device(device)
     chosen = DType.Float32 if dtype is None else _dtypes.as_dtype(dtype)
-    backend = backend_for(target)
-    result = getattr(backend.ns.fft, name)(n, d=d, dtype=backend.backend_dtype(chosen))
-    return _one_wrap(result, target)
+    backend = target.backend
+    result = getattr(backend.ns.fft, name)(n, d=d, dtype=backend.native_dtype(chosen))
+    return wrap_one(result, target)
 
 
 def fftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None) -> Array:

@@ -13,6 +13,7 @@ import numpy as np
 
 from stridewave.array_api._array import Array
 from stridewave.array_api._functions import (
+    _acc_dtype,
     _apply,
     _document,
     _document_all,
@@ -144,8 +145,6 @@ def svdvals(x: Any, /) -> Array:
 
 
 def trace(x: Any, /, *, offset: int = 0, dtype: Any = None) -> Array:
-    from stridewave.array_api._functions import _acc_dtype
-
     return _one_la("trace", (x,), {"offset": offset, "dtype": _acc_dtype(x, dtype)})
 
 

@@ -345,6 +345,88 @@ class Metal(_ArrayCarrier):
         self._drop_view()
         self._init_carrier(dtype, mutable=mutable)
 
+    # -- the array API's access (stridewave.array_api's MLX backend) -----------------------
+
+    @classmethod
+    def adopt_array(
+        cls, array: Any, device: Any, name: str, dtype: DType, *, mutable: bool, scheduled: bool
+    ) -> Metal:
+        """Return a new carrier taking the 1-D ``array`` as its storage (no copy).
+
+        Internal API of the package (the array API's MLX backend adopts its results).
+
+        Parameters
+        ----------
+        array : mlx.core.array
+            Shape ``(size,)``, in ``dtype``'s MLX dtype, computed on ``device``.
+        device : mlx.core.Device
+            The MLX device of the storage; ``name`` describes it.
+        name : str
+            The device in words (:meth:`device`).
+        dtype : DType
+            Float32, Int32 or Bool.
+        mutable : bool
+            Intrinsic mutability.
+        scheduled : bool
+            ``True``: the caller scheduled ``array`` on this thread
+            (``mlx.core.async_eval``) and any host access waits for it; ``False``:
+            it is evaluated here.
+
+        Returns
+        -------
+        Metal
+            The carrier.
+        """
+        carrier = cls.__new__(cls)
+        carrier._adopt(array, device, name, dtype, mutable=mutable, evaluate=not scheduled)
+        return carrier
+
+    @property
+    def mlx_array(self) -> Any:
+        """The live 1-D storage, an ``mlx.core.array`` (None once released); internal API.
+
+        For reading into device operations only: a host write must go through the
+        carrier, and an operation that reads it records itself
+        (:meth:`note_device_read`).
+        """
+        return self._mx_array
+
+    @property
+    def mlx_device(self) -> Any:
+        """The MLX device of the storage (``mlx.core.Device``); internal API."""
+        return self._device
+
+    @property
+    def mlx_device_name(self) -> str:
+        """The MLX device of the storage in words (str); internal API."""
+        return self._device_name
+
+    def note_device_read(self, thread: int, scheduled: Any) -> None:
+        """Record that ``scheduled``, launched on the device by ``thread``, reads the storage.
+
+        Internal API: a host access then waits for it (see :meth:`_note_device_read`).
+
+        Parameters
+        ----------
+        thread : int
+            ``threading.get_ident()`` of the launching thread.
+        scheduled : mlx.core.array
+            The array scheduled with ``mlx.core.async_eval``.
+        """
+        self._note_device_read(thread, scheduled)
+
+    def forget_reads_of(self, thread: int) -> None:
+        """Wait for ``thread``'s recorded device read, then forget it (the thread ended).
+
+        Internal API (see :meth:`_forget_reads_of`).
+
+        Parameters
+        ----------
+        thread : int
+            ``threading.get_ident()`` of the thread that ended.
+        """
+        self._forget_reads_of(thread)
+
     # -- the MLX buffer and its (lazy) host view ------------------------------------------
 
     _viewed: bool

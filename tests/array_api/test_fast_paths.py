@@ -21,7 +21,6 @@ from hypothesis import strategies as st
 
 import stridewave.array_api as xp
 from stridewave.array_api import _array, _indexing
-from stridewave.array_api._array import metal_backend
 from tests.metal_scripts import run_script
 
 HAVE_MLX = importlib.util.find_spec("mlx") is not None
@@ -67,7 +66,7 @@ def test_metal_results_read_back_right_after_writes_to_their_carriers() -> None:
     metal = xp.Device("Metal")
     a = xp.reshape(xp.arange(6, dtype=xp.float32, device=metal), (2, 3))
     b = a * 2.0  # a 2-D result: its N-d form is kept for the next read
-    assert b._host is not None
+    assert b._native is not None
     np.testing.assert_array_equal(np.asarray(b @ xp.ones((3,), device=metal)), [6, 24])
     b[0, 0] = 100.0  # one scatter: the carrier's version moves, the kept form is stale
     np.testing.assert_array_equal(np.asarray(b + 0.0), [[100, 2, 4], [6, 8, 10]])
@@ -91,35 +90,24 @@ def test_a_chain_of_scheduled_metal_results_gives_numpy_values() -> None:
     assert out._carrier.get_value(0) == pytest.approx(float(expected[0]), rel=1e-4, abs=1e-4)
 
 
-def _launched(backend: Any) -> Any:
-    return backend._launched
-
-
 @pytest.mark.needs_mlx
 @needs_mlx
-def test_metal_adopts_the_launched_storage_form_only_of_the_very_result() -> None:
-    backend = metal_backend()
-    metal = xp.Device("Metal")
+def test_metal_adoption_keeps_the_nd_form_and_narrows_to_carrier_dtypes() -> None:
+    backend: Any = xp.Device("Metal").backend
     mx = backend.mx
     p = mx.arange(6, dtype=mx.float32).reshape(2, 3)
     q = mx.arange(6, dtype=mx.int64).reshape(3, 2) * 10  # int64: narrowed to int32
-    backend.launch(p)
-    launched = _launched(backend)
-    assert launched is not None and launched[0] is p
-    assert launched[2].shape == (6,)  # the flat storage form, scheduled with p
-    # Another result is adopted in between (as another thread's would be): it is not
-    # mistaken for the launched one, and the launched form is dropped, not kept.
-    other = backend.adopt(q, metal)
-    assert _launched(backend) is None
-    assert other.dtype is xp.int32 and other.shape == (3, 2)
-    np.testing.assert_array_equal(np.asarray(other), np.arange(6).reshape(3, 2) * 10)
-    backend.launch(q)
-    narrowed = _launched(backend)
-    assert narrowed is not None and narrowed[1].dtype == mx.int32
-    again = backend.adopt(q, metal)  # the very result: its launched form is taken
-    assert again._carrier is not None and again._carrier._mx_array is narrowed[2]
-    np.testing.assert_array_equal(np.asarray(again), np.arange(6).reshape(3, 2) * 10)
-    assert backend.adopt(p, metal).shape == (2, 3)
+    carrier, layout, offset, native = backend.adopt(p, ())
+    assert (layout.shape, offset) == ((2, 3), 0)
+    assert native is not None and native[0] is p  # the N-d form, kept for the next read
+    assert carrier.mlx_array is native[1] and native[1].shape == (6,)
+    narrowed, layout, _offset, _native = backend.adopt(q, ())
+    assert narrowed.dtype() is xp.int32 and layout.shape == (3, 2)
+    np.testing.assert_array_equal(np.asarray(narrowed), np.arange(6) * 10)
+    # A namespace function's result comes back launched and adopted already.
+    launched = backend.ns.multiply(p, 2.0)
+    assert backend.is_native(launched)
+    assert backend.adopt(launched, ())[1].shape == (2, 3)
 
 
 DIRECT_CASES: list[tuple[str, Callable[[Any, Any], Any], Callable[[Any, Any], Any]]] = [
@@ -155,7 +143,7 @@ def test_metal_direct_calls_give_numpy_values_and_decline_what_they_do_not_take(
     x_np = rng.standard_normal(shape).astype(np.float32)
     y_np = rng.standard_normal(shape).astype(np.float32)
     x, y = xp.asarray(x_np, device=metal), xp.asarray(y_np, device=metal)
-    direct = metal_backend().direct
+    direct: Any = metal.backend.direct
     if operands == "evictable":
         # An Evictable over Metal: declined by the direct call, run by the general path.
         primary = xp.asarray(x_np.reshape(-1), device=metal)._carrier
@@ -188,12 +176,11 @@ THREADED_RESULTS = """
 import sys, threading, time
 import numpy as np
 import stridewave.array_api as xp
-from stridewave.array_api._array import metal_backend
 sys.setswitchinterval(1e-6)
-backend = metal_backend()
+backend = xp.Device("Metal").backend
 adopt = backend.adopt
 def adopt_after_a_switch(*args, **kwargs):
-    time.sleep(0)  # let another thread launch in the window between launch() and adopt()
+    time.sleep(0)  # let another thread launch while this one adopts
     return adopt(*args, **kwargs)
 backend.adopt = adopt_after_a_switch
 metal = xp.Device("Metal")
@@ -232,9 +219,8 @@ print("bad", len(bad), "errors", errors[:1])
 @pytest.mark.needs_mlx
 @needs_mlx
 def test_results_launched_on_several_threads_are_adopted_right(tmp_path: Path) -> None:
-    # MLXBackend.launch hands the prepared storage form to adopt() through one shared
-    # slot, taken by identity: a thread whose slot another thread overwrote in between
-    # prepares its result again. Forced switches make the threads interleave there.
+    # Each thread's result is launched and adopted by its own call, with no state
+    # shared between the two steps. Forced switches make the threads interleave there.
     proc = _run_metal_script(THREADED_RESULTS.replace("sys.argv[1]", "60"), tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.splitlines()[-1] == "bad 0 errors []"

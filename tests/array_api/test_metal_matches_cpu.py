@@ -1,11 +1,9 @@
-"""Defects an adversarial review found on the Metal device, each pinned by a test.
+"""The Metal device answers as the CPU device does, on the direct and general paths.
 
-Written against main at 54a47df (the Metal direct calls, ``MLXBackend.direct``),
-where every test here failed; they pass since the fixes. The direct calls themselves
-gave the general path's answer in every case the review compared; the defects were
-older ones of the Metal device that both paths share, one in the new launch hand-off
-(the narrowing cast), and the MLX thread limit (fixed in the Metal carrier: its MLX
-writes build and evaluate new storage before publishing it).
+Scalar writes after a result leave the result; ``sign``, fractional corrections,
+means of large integers, huge Python ints and NumPy scalars follow the standard; a
+call runs on its operands' MLX device; threads writing and reading one array do not
+crash (the Metal carrier publishes only evaluated storage).
 """
 
 from __future__ import annotations
@@ -100,7 +98,7 @@ def test_sign_of_nan_is_nan_on_metal() -> None:
 
 @pytest.mark.parametrize("name", ["var", "std"])
 def test_a_fractional_correction_is_not_truncated_on_metal(name: str) -> None:
-    # _mlx._moment passes ddof=int(correction): correction=0.5 becomes 0.
+    # MLX takes an integer ddof only: correction=0.5 must not become 0.
     values = np.array([1.0, 2.0, 4.0], dtype=np.float32)
     got = float(getattr(xp, name)(xp.asarray(values, device=METAL), correction=0.5))
     expected = float(getattr(xp, name)(xp.asarray(values, device=CPU), correction=0.5))
@@ -164,8 +162,8 @@ def test_a_direct_call_that_narrows_runs_on_its_operands_device(
     # docs/array-api.md: an operation on Metal arrays runs on the MLX device holding its
     # first operand's storage, whatever STRIDEWAVE_METAL_DEVICE says now. The direct
     # calls do, except where MLX's result needs a narrowing cast (bool << bool is uint8
-    # in MLX): MLXBackend.launch casts under self.stream(), which reads the variable
-    # again, so that call alone raises when the variable changed.
+    # in MLX): the cast must run on the operands' device too, not on the one the
+    # variable names now.
     b = xp.asarray([True, False, True], device=METAL)
     i = xp.asarray(np.array([1, 2, 3], dtype=np.int32), device=METAL)
     xp.add(i, 1)
@@ -212,11 +210,10 @@ _SLICE_WRITER_AND_READERS = textwrap.dedent(
 def test_one_slice_writer_and_readers_on_other_threads_do_not_crash(
     tmp_path: Path,
 ) -> None:
-    # One thread writing two slices of a Metal array while four others reduce it. Before
-    # the Metal carrier published only evaluated storage (docs/threads-and-processes.md),
-    # the readers got "RuntimeError: There is no Stream(cpu, N) in current thread" (in
-    # mx.async_eval, MLXBackend.launch), and when they carried on, the process at times
-    # died of SIGSEGV (1 run in 3 of this script).
+    # One thread writing two slices of a Metal array while four others reduce it. The
+    # Metal carrier publishes only evaluated storage (docs/threads-and-processes.md);
+    # otherwise the readers meet "RuntimeError: There is no Stream(cpu, N) in current
+    # thread" in mx.async_eval, and the process at times dies of SIGSEGV.
     done = run_script(_SLICE_WRITER_AND_READERS, tmp_path=tmp_path, metal_device=None, timeout=240)
     assert done.returncode == 0, f"exit {done.returncode}: {done.stderr[-400:]}"
     assert "finished 0 []" in done.stdout, done.stdout

@@ -1,8 +1,8 @@
-"""Defects an adversarial review of session 13 found on the Metal device, each pinned.
+"""Metal results: their dtypes, their buffers, and the device reads they record.
 
-Written against main at e58f930 (post-launch read records, the unrolled direct calls,
-the 0-d reductions computed with ``keepdims``, ``sum``/``prod`` leaving MLX its own
-accumulator). Every test here failed there; all pass since the session's fixes. The
+Sums of bool give the default integer dtype; a result never shares its operand's
+buffer; strided reads of results give their values; a device read recorded on a
+carrier is kept until it is waited for, and forgotten when its thread ends. The
 thread scenarios run in a subprocess with a private ``TMPDIR`` and MLX's CPU device
 (``STRIDEWAVE_METAL_DEVICE=cpu``); their interleavings are forced with Events.
 """
@@ -40,9 +40,8 @@ _BOOL_SUMS: list[tuple[str, Any]] = [
 @pytest.mark.parametrize("call", [c[1] for c in _BOOL_SUMS], ids=[c[0] for c in _BOOL_SUMS])
 def test_sum_and_prod_of_bool_give_the_default_integer_dtype_on_metal(call: Any) -> None:
     # The standard: sum/prod of a bool array without dtype= give the default integer
-    # dtype. On Metal, _sum_dtype now passes dtype=None (MLX's own accumulator), and
-    # MLX reduces no axis of a 0-d array (or with axis=()): the result stays bool. The
-    # CPU device (and Metal before 3399acf for the 0-d case) answer int32.
+    # dtype. MLX reduces no axis of a 0-d array (or with axis=()), so without an
+    # accumulator dtype its result would stay bool; the CPU device answers int32.
     values = np.array([True, False, True])
     on_cpu = call(xp.asarray(values, device=CPU))
     on_metal = call(xp.asarray(values, device=METAL))
@@ -52,9 +51,8 @@ def test_sum_and_prod_of_bool_give_the_default_integer_dtype_on_metal(call: Any)
 
 
 def test_sum_and_prod_honour_dtype_bool_on_metal() -> None:
-    # (Older than session 13, seen by this review.) ``sum(x, dtype=xp.bool)`` returns
-    # a bool array on the CPU device (NumPy's sum in bool); on Metal the requested
-    # dtype is dropped and the result is int32.
+    # ``sum(x, dtype=xp.bool)`` returns a bool array on the CPU device (NumPy's sum in
+    # bool); Metal must not drop the requested dtype (MLX sums bool in int32).
     values = np.array([1.5, 0.0, 3.0], dtype=np.float32)
     for func in (xp.sum, xp.prod):
         on_cpu = func(xp.asarray(values, device=CPU), dtype=xp.bool)
@@ -143,9 +141,9 @@ def test_a_write_into_the_operand_after_a_metal_result_leaves_the_result(
 
 
 #: A strided 1-D read of a carrier whose MLX storage is itself a strided view (what the
-#: sharing above adopts): since the 1-D reads use ``mx.as_strided`` (9ad1006), MLX
-#: refuses the launch ("AsStrided must be used with row contiguous arrays only"); the
-#: slices used before gave the values. (name, the call on (bool b, float32 f)).
+#: sharing above adopts): read through ``mx.as_strided``, MLX would refuse the launch
+#: ("AsStrided must be used with row contiguous arrays only"); a slice gives the
+#: values. (name, the call on (bool b, float32 f)).
 _STRIDED_OF_STRIDED: list[tuple[str, Any]] = [
     ("abs(b[::2])[::2]", lambda b, f: xp.logical_and(xp.abs(b[::2])[::2], True)),
     ("abs(b[::-1])[::2]", lambda b, f: xp.logical_not(xp.abs(b[::-1])[::2])),
@@ -276,7 +274,7 @@ def test_an_export_does_not_make_a_later_operation_record_on_its_carrier(
 #: Each thread's record on ``w`` (``Metal._pending``, keyed by thread id) holds its
 #: result's MLX array until w's next host access, which weights never get: after every
 #: thread has exited and all work is done, w still holds one 10 MB result per distinct
-#: thread id (58 of them, 580 MB, in the review's run). A record whose array has been
+#: thread id (hundreds of MB). A record whose array has been
 #: computed (or whose thread is gone) protects no write and need not be kept.
 THREAD_RECORDS = """
 import gc, threading

@@ -1,0 +1,197 @@
+"""The backend protocol: how a device of :mod:`stridewave.array_api` computes.
+
+A backend is the one object through which the namespace reaches a device's compute
+library. The layers above it (the array object, the functions, indexing) ask it,
+never which device they run on; it reaches the carriers below it. A backend never
+imports the array object (an import-linter contract keeps it so): it hands results
+back as :data:`Adopted` geometry, which the array module turns into an ``Array``.
+
+Two backends implement the protocol: :mod:`~stridewave.array_api._host` (NumPy
+through ``array_api_compat``; the CPU, FileBacked and Generic devices) and
+:mod:`~stridewave.array_api._mlx_backend` (``mlx.core``; the Metal device).
+docs/architecture.md says how a third one plugs in.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Final, Protocol
+
+from stridewave.array_api import _messages
+from stridewave.layout import Layout
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from stridewave.carriers import Carrier
+    from stridewave.dtypes import DType
+    from stridewave.tensor import Tensor
+
+__all__ = [
+    "Adopted",
+    "Backend",
+    "check_bounds",
+    "contiguous_layout",
+    "strided_layout",
+]
+
+#: A backend result as the array object takes it: ``(carrier, layout, offset, native)``,
+#: where ``native`` is the backend's own cached form of the values (or ``None``): an
+#: opaque token only that backend's :meth:`Backend.read` interprets.
+Adopted = tuple["Carrier", Layout, int, Any]
+
+
+class Backend(Protocol):
+    """What a device computes with: a namespace, and the bridge to its carriers.
+
+    Attributes
+    ----------
+    name : str
+        The compute library (``"numpy"``, ``"mlx"``).
+    ns : object
+        The array API namespace it computes with: functions of the standard's names
+        over native arrays (``array_api_compat.numpy``; the MLX shims).
+    host_addressable : bool
+        Whether a NumPy array can share the device's memory (``asarray(copy=False)``,
+        ``__array__`` views, ``from_dlpack(copy=False)``).
+    has_direct : bool
+        Whether :meth:`direct` offers fast calls (the dispatch skips the look-up
+        otherwise).
+
+    Notes
+    -----
+    Implements the array API's delegation of compute (CONTRACT section 9): every
+    device-specific decision of the namespace is one of these methods.
+    """
+
+    name: str
+    ns: Any
+    host_addressable: bool
+    has_direct: bool
+
+    def describe(self) -> str:
+        """Return the device in words (``Device.describe``)."""
+        ...
+
+    def dtypes(self) -> Mapping[DType, Any]:
+        """Return the dtypes this device stores, each with its native dtype."""
+        ...
+
+    def default_dtypes(self) -> Mapping[str, DType]:
+        """Return the default dtypes (``"real floating"``, ``"integral"``, ``"indexing"``)."""
+        ...
+
+    def native_dtype(self, dtype: DType) -> Any:
+        """Return the native dtype of a namespace dtype."""
+        ...
+
+    def accumulator(self, dtype: DType, requested: DType | None) -> Any:
+        """Return the ``dtype`` argument of ``sum``/``prod``/cumulative ones (None: native)."""
+        ...
+
+    def read(self, tensor: Tensor) -> Any:
+        """Return the Tensor's values as a native array (no copy where the device allows)."""
+        ...
+
+    def export(self, tensor: Tensor) -> npt.NDArray[Any]:
+        """Return the Tensor's values as NumPy for a host export (launches nothing)."""
+        ...
+
+    def is_native(self, value: object) -> bool:
+        """Return whether ``value`` is a native result (adopted by :meth:`adopt`)."""
+        ...
+
+    def adopt(self, result: Any, sources: tuple[Tensor, ...]) -> Adopted:
+        """Adopt a native result as a carrier of this device (a view of a source's if it is one)."""
+        ...
+
+    def direct(self, name: str) -> Callable[..., Adopted | None] | None:
+        """Return a fast call of ``name`` on this device's Arrays, or None if there is none."""
+        ...
+
+    def asarray(self, values: npt.NDArray[Any], dtype: DType | None) -> Any:
+        """Return NumPy ``values`` as a native array of ``dtype`` on the device."""
+        ...
+
+    def share(self, values: npt.NDArray[Any]) -> Adopted:
+        """Adopt NumPy ``values`` without a copy (``asarray(copy=False)``); ValueError if impossible."""
+        ...
+
+    def cast(self, array: Any, dtype: DType) -> Any:
+        """Return a new native array of ``array`` cast to ``dtype``."""
+        ...
+
+    def astype(self, array: Any, dtype: DType) -> Any:
+        """Return ``array`` as ``dtype`` (itself when it already is)."""
+        ...
+
+    def scalar(self, value: object, dtype: DType) -> Any:
+        """Return a 0-d native array of ``dtype`` holding ``value``."""
+        ...
+
+    def broadcast_to(self, array: Any, shape: tuple[int, ...]) -> Any:
+        """Broadcast ``array`` to ``shape`` (ValueError if it cannot)."""
+        ...
+
+    def getitem(self, array: Any, key: tuple[Any, ...]) -> Any:
+        """Return the native result of advanced indexing ``array[key]``."""
+        ...
+
+    def set_advanced(self, array: Any, key: tuple[Any, ...], values: Any) -> Any:
+        """Return a copy of ``array`` with ``values`` written at the advanced ``key``."""
+        ...
+
+    def write_source(self, values: Any, shape: tuple[int, ...], dtype: DType) -> Carrier:
+        """Return a carrier of ``values`` broadcast to ``shape``, the source of a scatter."""
+        ...
+
+    def dlpack(self, tensor: Tensor, consumer: str, **kwargs: Any) -> Any:
+        """Return the DLPack capsule of the Tensor's values (``__dlpack__``)."""
+        ...
+
+    def dlpack_device(self, tensor: Tensor) -> tuple[int, int]:
+        """Return the DLPack device of the Tensor's values."""
+        ...
+
+
+# -- geometry every backend shares ------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=1024)
+def contiguous_layout(shape: tuple[int, ...]) -> Layout:
+    """Return the row-major Layout of ``shape`` (cached: layouts are immutable)."""
+    return Layout(shape)
+
+
+@functools.lru_cache(maxsize=1024)
+def strided_layout(shape: tuple[int, ...], strides: tuple[int, ...]) -> Layout:
+    """Return ``Layout(shape, strides)`` (cached: a loop slicing alike validates once)."""
+    return Layout(shape, strides)
+
+
+def check_bounds(tensor: Tensor, size: int) -> None:
+    """Raise IndexError when the Tensor's slots do not all lie in a carrier of ``size`` slots.
+
+    Parameters
+    ----------
+    tensor : Tensor
+        A single-subtensor Tensor (its layout and offset are read).
+    size : int
+        The number of slots of its carrier's storage now.
+
+    Raises
+    ------
+    IndexError
+        If the carrier shrank after the view was made.
+    """
+    layout = tensor._layout
+    assert layout is not None
+    offset = tensor._offset
+    # (Layout's slots, read directly on this per-operation path)
+    if layout._size and (offset + layout._min_index < 0 or offset + layout._max_index >= size):
+        raise IndexError(_messages.outside_carrier(tensor, size))
+
+
+#: The layout of an empty scatter target (``Carrier.scatter``'s unused argument).
+EMPTY_LAYOUT: Final = Layout((0,))

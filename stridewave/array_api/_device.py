@@ -1,0 +1,287 @@
+"""The devices of :mod:`stridewave.array_api` and the backend each computes with.
+
+A device is a carrier kind. The table :data:`_BACKENDS` names, for each kind, the
+module whose ``backend(kind)`` builds its :class:`~stridewave.array_api._backend.Backend`
+(imported on first use: the MLX backend imports MLX). Everything above this module
+reaches a device's compute through ``device.backend`` and never asks which kind it is.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import threading
+from typing import TYPE_CHECKING, Any, Final
+
+from typing_extensions import Self
+
+from stridewave.array_api import _messages
+from stridewave.carriers import CPU, Carrier, Evictable, FileBacked, Generic, Metal
+
+if TYPE_CHECKING:
+    from stridewave.array_api._backend import Backend
+
+__all__ = [
+    "DEFAULT_DEVICE_ENV",
+    "Device",
+    "as_device",
+    "carrier_device",
+    "default_device",
+    "set_default_device",
+]
+
+#: Environment variable naming the default device: ``cpu`` (the default),
+#: ``file`` (FileBacked) or ``metal``.
+DEFAULT_DEVICE_ENV: Final = "STRIDEWAVE_ARRAY_API_DEVICE"
+
+_NAMES: Final = {
+    "cpu": "CPU",
+    "host": "CPU",
+    "filebacked": "FileBacked",
+    "file": "FileBacked",
+    "generic": "Generic",
+    "metal": "Metal",
+    "mlx": "Metal",
+}
+
+#: The module whose ``backend(kind)`` builds each kind's backend.
+_BACKENDS: Final = {
+    "CPU": "stridewave.array_api._host",
+    "FileBacked": "stridewave.array_api._host",
+    "Generic": "stridewave.array_api._host",
+    "Metal": "stridewave.array_api._mlx_backend",
+}
+
+#: The kinds whose backend offers direct calls.
+_DIRECT_KINDS: Final = frozenset({"Metal"})
+
+_lock = threading.RLock()
+
+
+class Device:
+    """A device of :mod:`stridewave.array_api`: a carrier kind.
+
+    Parameters
+    ----------
+    kind : str
+        ``"CPU"``, ``"FileBacked"``, ``"Generic"`` or ``"Metal"`` (case-insensitive;
+        ``"cpu"``, ``"file"``, ``"metal"`` also work).
+
+    Raises
+    ------
+    ValueError
+        If ``kind`` names no carrier kind.
+
+    Notes
+    -----
+    There is one Device object per kind: devices compare equal by kind. Arrays of one
+    device live in carriers of that kind: ``Device("CPU")`` in
+    :class:`~stridewave.CPU`, ``Device("FileBacked")`` in
+    :class:`~stridewave.FileBacked` (bool arrays, which FileBacked cannot store, in
+    CPU carriers), ``Device("Metal")`` in :class:`~stridewave.Metal` on the MLX
+    device that ``STRIDEWAVE_METAL_DEVICE`` selects. Implements the devices of
+    CONTRACT section 9.
+    """
+
+    __slots__ = ("backend", "has_direct", "kind")
+
+    kind: str
+    #: Whether the backend offers direct calls (``Backend.direct``): a declared
+    #: capability, known without building the backend.
+    has_direct: bool
+    #: What this device computes with: a slot, set on first use (``__getattr__``), so
+    #: that every later access is a plain attribute read.
+    backend: Backend
+
+    _INSTANCES: Final[dict[str, Device]] = {}
+
+    def __new__(cls, kind: object) -> Self:
+        name = _NAMES.get(kind.strip().lower()) if isinstance(kind, str) else None
+        if name is None:
+            raise ValueError(_messages.unknown_device(kind))
+        found = cls._INSTANCES.get(name)
+        if found is None:
+            with _lock:
+                found = cls._INSTANCES.get(name)
+                if found is None:
+                    found = object.__new__(cls)
+                    object.__setattr__(found, "kind", name)
+                    object.__setattr__(found, "has_direct", name in _DIRECT_KINDS)
+                    cls._INSTANCES[name] = found
+        return found  # type: ignore[return-value]
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("Device is immutable")
+
+    def __repr__(self) -> str:
+        return f"Device({self.kind!r})"
+
+    def __getattr__(self, name: str) -> Any:
+        """Build the backend on the first read of ``backend`` (the slot is unset until then).
+
+        Parameters
+        ----------
+        name : str
+            The attribute asked for.
+
+        Returns
+        -------
+        Backend
+            The device's backend, for ``name == "backend"``.
+
+        Raises
+        ------
+        AttributeError
+            For any other name.
+        RuntimeError
+            If the backend cannot be built (Metal without MLX).
+        """
+        if name != "backend":
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        with _lock:
+            try:
+                return object.__getattribute__(self, "backend")
+            except AttributeError:
+                module: Any = importlib.import_module(_BACKENDS[self.kind])
+                found = module.backend(self.kind)
+                object.__setattr__(self, "backend", found)
+                return found
+
+    def describe(self) -> str:
+        """Return the device in words (for Metal: the MLX device and version).
+
+        Returns
+        -------
+        str
+            E.g. ``"CPU"`` or ``"Metal: MLX CPU device (...), MLX 0.32.4"``.
+        """
+        module: Any = importlib.import_module(_BACKENDS[self.kind])
+        text: str = module.describe(self.kind)
+        return text
+
+    def __reduce__(self) -> tuple[type[Device], tuple[str]]:
+        """Pickle as the kind name (one device per kind).
+
+        Returns
+        -------
+        tuple
+            ``(Device, (kind,))``.
+        """
+        return (Device, (self.kind,))
+
+
+CPU_DEVICE: Final = Device("CPU")
+FILE_DEVICE: Final = Device("FileBacked")
+GENERIC_DEVICE: Final = Device("Generic")
+METAL_DEVICE: Final = Device("Metal")
+
+_KIND_DEVICE: Final[dict[type, Device]] = {
+    CPU: CPU_DEVICE,
+    FileBacked: FILE_DEVICE,
+    Generic: GENERIC_DEVICE,
+    Metal: METAL_DEVICE,
+}
+
+_default: list[Device] = []
+
+
+def default_device() -> Device:
+    """Return the device that creation functions use when given ``device=None``.
+
+    Returns
+    -------
+    Device
+        The device set by :func:`set_default_device`, else the one named by the
+        environment variable ``STRIDEWAVE_ARRAY_API_DEVICE`` (``cpu``, ``file``,
+        ``metal``; read once), else ``Device("CPU")``.
+
+    Raises
+    ------
+    ValueError
+        If the environment variable names no device.
+    """
+    if _default:
+        return _default[0]
+    with _lock:
+        if not _default:
+            name = os.environ.get(DEFAULT_DEVICE_ENV, "").strip()
+            _default.append(Device(name) if name else CPU_DEVICE)
+    return _default[0]
+
+
+def set_default_device(device: Device | str | None) -> None:
+    """Set the device creation functions use when given ``device=None``.
+
+    Parameters
+    ----------
+    device : Device, str or None
+        The new default (a :class:`Device` or its kind name); ``None`` goes back to
+        the environment variable ``STRIDEWAVE_ARRAY_API_DEVICE`` (else CPU).
+
+    Raises
+    ------
+    ValueError
+        If ``device`` names no device.
+    """
+    chosen = None if device is None else as_device(device)
+    with _lock:
+        _default.clear()
+        if chosen is not None:
+            _default.append(chosen)
+
+
+def as_device(device: object) -> Device:
+    """Return ``device`` as a :class:`Device` (a Device, a kind name, or a carrier class).
+
+    Parameters
+    ----------
+    device : Device, str or type
+        The device, its kind name, or a carrier class.
+
+    Returns
+    -------
+    Device
+        The device.
+
+    Raises
+    ------
+    ValueError
+        If ``device`` names no device.
+    """
+    if isinstance(device, Device):
+        return device
+    if isinstance(device, type) and device in _KIND_DEVICE:
+        return _KIND_DEVICE[device]
+    if isinstance(device, str):
+        return Device(device)
+    raise ValueError(_messages.not_a_device(device))
+
+
+def carrier_device(carrier: Carrier) -> Device:
+    """Return the device of ``carrier``: its kind (an Evictable: its primary's).
+
+    Parameters
+    ----------
+    carrier : Carrier
+        A carrier.
+
+    Returns
+    -------
+    Device
+        Its device.
+
+    Raises
+    ------
+    TypeError
+        If no device computes on the carrier's kind.
+    """
+    kind = type(carrier)
+    found = _KIND_DEVICE.get(kind)
+    if found is not None:
+        return found
+    if isinstance(carrier, Evictable):
+        return carrier_device(carrier.primary)
+    for base, dev in _KIND_DEVICE.items():
+        if isinstance(carrier, base):
+            return dev
+    raise TypeError(_messages.no_device_for_carrier(kind))

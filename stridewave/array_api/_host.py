@@ -1,0 +1,414 @@
+"""The host backend: NumPy through ``array_api_compat``, for CPU, FileBacked and Generic.
+
+Reading a Tensor gives a read-only NumPy view with the Tensor's strides (no copy).
+A NumPy result becomes a carrier of the device's kind by adoption: ``CPU.from_numpy``
+of the result's own buffer on CPU; a copy into the device's storage on FileBacked
+(bool, which FileBacked cannot store, on CPU) and Generic. A result NumPy returned as
+a view of an operand (a transpose, a reshape, a broadcast) becomes geometry on that
+operand's carrier instead.
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Final
+
+import array_api_compat.numpy
+import numpy as np
+
+from stridewave.array_api import _dtypes
+from stridewave.array_api._backend import (
+    Adopted,
+    check_bounds,
+    contiguous_layout,
+)
+from stridewave.array_api._dtypes import narrow
+from stridewave.carriers import CPU, Carrier, FileBacked, Generic
+from stridewave.dtypes import DType
+from stridewave.layout import Layout
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from stridewave.tensor import Tensor
+
+__all__ = ["HostBackend", "backend", "describe"]
+
+#: What each host device stores, with NumPy's dtype for each.
+_DTYPES: Final[Mapping[DType, Any]] = types.MappingProxyType(
+    {dtype: _dtypes.numpy_dtype(dtype) for dtype in (DType.Bool, DType.Int32, DType.Float32)}
+)
+_DEFAULTS: Final[Mapping[str, DType]] = types.MappingProxyType(
+    {"real floating": DType.Float32, "integral": DType.Int32, "indexing": DType.Int32}
+)
+
+#: Carrier kinds whose NumPy buffer changes only with a version step or a size change:
+#: an Array over one keeps its NumPy view (its ``native`` token) between reads.
+_CACHEABLE: Final = (CPU, Generic)
+
+#: A Tensor without the Array's ``_native`` slot (a plain Tensor: nothing cached).
+_NO_SLOT: Final = object()
+
+#: ``array_api_compat.numpy`` (typed loosely: its stubs name fewer functions than it has).
+cnp: Any = array_api_compat.numpy
+
+
+def _clip(x: Any, /, min: Any = None, max: Any = None) -> Any:
+    """``clip`` on host: integer bounds as copies (compat's clip writes into them)."""
+    if x.dtype == np.int32:
+        min, max = (np.array(b) if isinstance(b, np.ndarray) else b for b in (min, max))
+    return cnp.clip(x, min, max)
+
+
+class _Namespace:
+    """``array_api_compat.numpy`` with the host's few shims (an attribute each, once)."""
+
+    def __init__(self) -> None:
+        self.clip = _clip
+        self.linalg = cnp.linalg
+        self.fft = cnp.fft
+
+    def __getattr__(self, name: str) -> Any:
+        found = getattr(cnp, name)
+        setattr(self, name, found)
+        return found
+
+
+_NAMESPACE: Final = _Namespace()
+
+
+def _view(tensor: Tensor) -> npt.NDArray[Any]:
+    """Return a read-only NumPy view of the Tensor's logical values (no copy)."""
+    storage: npt.NDArray[Any] = np.asarray(tensor._carrier)
+    layout = tensor._layout
+    assert layout is not None
+    offset = tensor._offset
+    size = storage.shape[0]
+    if (
+        offset == 0
+        and layout._size == size
+        and layout._strides == contiguous_layout(layout._shape)._strides
+    ):
+        return storage.reshape(layout._shape)
+    check_bounds(tensor, size)
+    itemsize = storage.itemsize
+    view: npt.NDArray[Any] = np.ndarray(
+        layout._shape,
+        storage.dtype,
+        buffer=storage,
+        offset=offset * itemsize if layout._size else 0,
+        strides=tuple(s * itemsize for s in layout._strides),
+    )
+    return view
+
+
+def _view_of(result: npt.NDArray[Any], sources: tuple[Tensor, ...]) -> Adopted | None:
+    """Return ``result`` as geometry on the carrier of the operand it views, if any."""
+    itemsize = result.itemsize
+    if result.size == 0:
+        return None
+    low, high = np.lib.array_utils.byte_bounds(result)
+    for source in sources:
+        carrier = source._carrier
+        if carrier is None or carrier.dtype() is not _dtypes.from_numpy(result.dtype):
+            continue
+        storage = np.asarray(carrier)
+        start, end = np.lib.array_utils.byte_bounds(storage)
+        if start <= low and high <= end:
+            delta = result.__array_interface__["data"][0] - start
+            if delta % itemsize or any(s % itemsize for s in result.strides):
+                return None
+            layout = Layout(result.shape, tuple(s // itemsize for s in result.strides))
+            return (carrier, layout, delta // itemsize, None)
+    return None
+
+
+class _Prototypes:
+    """A released FileBacked carrier, for ``new_like`` on adoption."""
+
+    file: FileBacked | None = None
+
+
+def _file_prototype() -> FileBacked:
+    if _Prototypes.file is None:
+        proto = FileBacked(dtype=DType.Float32)
+        proto.release()
+        _Prototypes.file = proto
+    return _Prototypes.file
+
+
+def _store_file(flat: npt.NDArray[Any], dtype: DType) -> Carrier:
+    return _file_prototype().new_like(flat, dtype=dtype)
+
+
+def _store_generic(flat: npt.NDArray[Any], dtype: DType) -> Carrier:
+    return Generic(np.ascontiguousarray(flat), dtype=dtype)
+
+
+#: How each host kind stores a fresh result other than by adopting its buffer
+#: (``None``: CPU adopts it, ``CPU.from_numpy``).
+_STORES: Final[dict[str, Callable[[npt.NDArray[Any], DType], Carrier] | None]] = {
+    "CPU": None,
+    "FileBacked": _store_file,
+    "Generic": _store_generic,
+}
+
+#: The dtypes each kind cannot store, kept on CPU instead.
+_ON_CPU: Final[dict[str, frozenset[DType]]] = {
+    "CPU": frozenset(),
+    "FileBacked": frozenset({DType.Bool}),
+    "Generic": frozenset(),
+}
+
+
+class HostBackend:
+    """NumPy through ``array_api_compat``: the compute of one host carrier kind.
+
+    Parameters
+    ----------
+    kind : str
+        ``"CPU"``, ``"FileBacked"`` or ``"Generic"``: where results are stored.
+
+    Notes
+    -----
+    Implements :class:`~stridewave.array_api._backend.Backend` for the host devices
+    (CONTRACT section 9).
+    """
+
+    name: Final = "numpy"
+    host_addressable: Final = True
+    has_direct: Final = False
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self.ns: Any = _NAMESPACE
+        self._store = _STORES[kind]
+        self._on_cpu = _ON_CPU[kind]
+        self._accumulators: dict[tuple[DType, DType | None], Any] = {}
+
+    def describe(self) -> str:
+        """Return the device in words: its kind."""
+        return self.kind
+
+    def dtypes(self) -> Mapping[DType, Any]:
+        """Return the dtypes the device stores, each with its NumPy dtype."""
+        return _DTYPES
+
+    def default_dtypes(self) -> Mapping[str, DType]:
+        """Return the default dtypes of the device."""
+        return _DEFAULTS
+
+    @staticmethod
+    def native_dtype(dtype: DType) -> Any:
+        """Return NumPy's dtype of a namespace dtype."""
+        return _dtypes.numpy_dtype(dtype)
+
+    def accumulator(self, dtype: DType, requested: DType | None) -> Any:
+        """Return the NumPy accumulator dtype of sums and products of ``dtype``.
+
+        The standard's default: float32 for float32, int32 for the others (NumPy
+        would widen to the platform integer); ``requested`` when given.
+        """
+        key = (dtype, requested)
+        found = self._accumulators.get(key)
+        if found is None:
+            chosen = requested or (DType.Float32 if dtype is DType.Float32 else DType.Int32)
+            found = self._accumulators[key] = _dtypes.numpy_dtype(chosen)
+        return found
+
+    # -- reading and adopting ------------------------------------------------------------
+
+    @staticmethod
+    def read(tensor: Tensor) -> npt.NDArray[Any]:
+        """Return a read-only NumPy view of the Tensor's values (no copy).
+
+        An Array over a CPU or Generic carrier keeps the view as its ``native`` token
+        until the carrier's version or size moves.
+        """
+        cache: Any = getattr(tensor, "_native", _NO_SLOT)
+        carrier = tensor._carrier
+        if (
+            cache is not None
+            and cache is not _NO_SLOT
+            and cache[1] == carrier.version  # type: ignore[union-attr]
+            and cache[2] == carrier.size()  # type: ignore[union-attr]
+            and not carrier.is_released()  # type: ignore[union-attr]
+        ):
+            return cache[0]  # type: ignore[no-any-return]
+        view = _view(tensor)
+        if cache is not _NO_SLOT and type(carrier) in _CACHEABLE:
+            tensor._native = (view, carrier.version, carrier.size())  # type: ignore[attr-defined,union-attr]
+        return view
+
+    def export(self, tensor: Tensor) -> npt.NDArray[Any]:
+        """Return the Tensor's values as NumPy (the read-only view)."""
+        return self.read(tensor)
+
+    @staticmethod
+    def is_native(value: object) -> bool:
+        """Return whether ``value`` is a NumPy array or scalar."""
+        return isinstance(value, (np.ndarray, np.generic))
+
+    def adopt(self, result: Any, sources: tuple[Tensor, ...] = ()) -> Adopted:
+        """Adopt a NumPy result as a carrier of this kind (or a view of a source's).
+
+        A read-only result is a view NumPy made of an operand (whose storage views
+        are read-only): it becomes geometry on that operand's carrier. A fresh result
+        is adopted without a copy by ``CPU.from_numpy`` (C-contiguous) or copied into
+        the kind's storage (FileBacked, Generic).
+        """
+        if not isinstance(result, np.ndarray):
+            result = np.asarray(result)
+        dtype = _dtypes.from_numpy(result.dtype)
+        if dtype is None:
+            dtype = narrow(result.dtype)
+            result = result.astype(_dtypes.numpy_dtype(dtype))
+        if not result.flags.writeable and sources:
+            view = _view_of(result, sources)
+            if view is not None:
+                return view
+        shape = result.shape
+        store = self._store
+        if store is None or dtype in self._on_cpu:
+            if not result.flags.c_contiguous or not result.flags.writeable:
+                result = np.array(result, order="C", copy=True)
+            carrier: Carrier = CPU.from_numpy(result.reshape(-1))
+            view = result.view()
+            view.flags.writeable = False  # internal: operands only, never handed out
+            return (carrier, contiguous_layout(shape), 0, (view, 0, carrier.size()))
+        return (store(result.reshape(-1), dtype), contiguous_layout(shape), 0, None)
+
+    @staticmethod
+    def direct(name: str) -> None:
+        """Return None: the host has no call faster than its namespace's."""
+        return
+
+    # -- conversions ---------------------------------------------------------------------
+
+    @staticmethod
+    def asarray(values: npt.NDArray[Any], dtype: DType | None) -> npt.NDArray[Any]:
+        """Return ``values`` as NumPy of ``dtype``."""
+        if dtype is None:
+            return np.asarray(values)
+        return np.asarray(values, dtype=_dtypes.numpy_dtype(dtype))
+
+    def share(self, values: npt.NDArray[Any]) -> Adopted:
+        """Adopt C-contiguous NumPy ``values`` without a copy (CPU only).
+
+        Raises
+        ------
+        ValueError
+            On FileBacked and Generic, which cannot share a NumPy buffer.
+        """
+        if self._store is not None:
+            raise ValueError(
+                f"asarray(copy=False) can share memory only on CPU, not Device({self.kind!r})."
+            )
+        carrier = CPU.from_numpy(values.reshape(-1), mutable=bool(values.flags.writeable))
+        return (carrier, contiguous_layout(values.shape), 0, None)
+
+    @staticmethod
+    def astype(array: npt.NDArray[Any], dtype: DType) -> npt.NDArray[Any]:
+        """Return ``array`` as ``dtype`` (itself when it already is)."""
+        return array.astype(_dtypes.numpy_dtype(dtype), copy=False)
+
+    @staticmethod
+    def cast(array: npt.NDArray[Any], dtype: DType) -> npt.NDArray[Any]:
+        """Return a copy of ``array`` cast to ``dtype``."""
+        return array.astype(_dtypes.numpy_dtype(dtype), copy=True)
+
+    @staticmethod
+    def scalar(value: object, dtype: DType) -> npt.NDArray[Any]:
+        """Return a 0-d NumPy array of ``dtype`` holding ``value``."""
+        return np.asarray(value, dtype=_dtypes.numpy_dtype(dtype))
+
+    @staticmethod
+    def broadcast_to(array: npt.NDArray[Any], shape: tuple[int, ...]) -> npt.NDArray[Any]:
+        """Broadcast ``array`` to ``shape`` (ValueError if it cannot)."""
+        return np.broadcast_to(array, shape)
+
+    # -- indexing and writes -------------------------------------------------------------
+
+    @staticmethod
+    def getitem(array: npt.NDArray[Any], key: tuple[Any, ...]) -> Any:
+        """Return NumPy's advanced indexing ``array[key]``."""
+        return array[key]
+
+    @staticmethod
+    def set_advanced(
+        array: npt.NDArray[Any], key: tuple[Any, ...], values: npt.NDArray[Any]
+    ) -> npt.NDArray[Any]:
+        """Return a copy of ``array`` with ``values`` written at the advanced ``key``."""
+        updated = np.array(array, copy=True)
+        updated[key] = values
+        return updated
+
+    @staticmethod
+    def write_source(values: Any, shape: tuple[int, ...], dtype: DType) -> Carrier:
+        """Return a read-only CPU carrier of ``values`` broadcast to ``shape``."""
+        flat = np.ascontiguousarray(np.broadcast_to(values, shape)).reshape(-1)
+        if flat.dtype != _dtypes.numpy_dtype(dtype):
+            flat = flat.astype(_dtypes.numpy_dtype(dtype))
+        return CPU.from_numpy(flat, mutable=False)
+
+    # -- DLPack --------------------------------------------------------------------------
+
+    def dlpack(self, tensor: Tensor, consumer: str, **kwargs: Any) -> Any:
+        """Export the values through DLPack by the carriers' rule (CONTRACT section 8).
+
+        Zero-copy read-only only for a consumer that honours the flag; PyTorch and
+        legacy consumers get a copy.
+        """
+        from stridewave.carriers._protocols import export_dlpack
+
+        array = self.read(tensor)
+        return export_dlpack(
+            lambda: array,
+            what=tensor,
+            stream=kwargs.get("stream"),
+            max_version=kwargs.get("max_version"),
+            dl_device=kwargs.get("dl_device"),
+            copy=kwargs.get("copy"),
+            consumer=consumer,
+        )
+
+    @staticmethod
+    def dlpack_device(tensor: Tensor) -> tuple[int, int]:
+        """Return ``(1, 0)``: kDLCPU."""
+        return (1, 0)
+
+
+_BACKENDS: Final = {kind: HostBackend(kind) for kind in _STORES}
+
+
+def backend(kind: str) -> HostBackend:
+    """Return the host backend of carrier kind ``kind`` (one per kind).
+
+    Parameters
+    ----------
+    kind : str
+        ``"CPU"``, ``"FileBacked"`` or ``"Generic"``.
+
+    Returns
+    -------
+    HostBackend
+        Its backend.
+    """
+    return _BACKENDS[kind]
+
+
+def describe(kind: str) -> str:
+    """Return the device of ``kind`` in words: the kind itself.
+
+    Parameters
+    ----------
+    kind : str
+        A host kind.
+
+    Returns
+    -------
+    str
+        ``kind``.
+    """
+    return kind

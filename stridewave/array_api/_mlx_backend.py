@@ -1,0 +1,764 @@
+"""The MLX backend: ``mlx.core`` behind the standard's names, for the Metal device.
+
+MLX is not imported by this module: it gets ``mlx.core`` from the Metal carrier
+module's lazy import point (:func:`stridewave.carriers._metal._import_mlx`), so the
+Metal carrier module stays the only one that imports MLX. Every operation runs on
+the MLX device the Metal carriers use (``STRIDEWAVE_METAL_DEVICE``).
+
+Where MLX has the function, the call is a rename; where it answers otherwise, a shim
+of :mod:`~stridewave.array_api._mlx_shims`; where it has none with the standard's
+semantics (data-dependent output shapes such as ``nonzero``, ``unique_*`` and
+boolean-mask indexing; ``copysign``, ``hypot``, ``nextafter``, ``signbit``; the
+factorizations), the call is delegated to NumPy (``array_api_compat.numpy``) on a
+host copy and the result is moved back to the device. docs/array-api.md lists them.
+
+*Lazy results.* An operation's result is scheduled (``mlx.core.async_eval``) in the
+form its carrier stores (1-D, a carrier dtype), its device read is recorded on the
+Metal carriers it read (a host write then waits for it), and it is adopted as a
+fresh carrier without waiting: :meth:`MLXBackend.complete`, the one place that does
+so. docs/array-api.md, "Lazy results".
+
+*Direct calls.* :meth:`MLXBackend.direct` gives, per function, a call on Metal Arrays
+that skips the general dispatch (the Python before a launch is the part of a call a
+GPU cannot overlap).
+
+The bridge to the carrier is the Metal carrier's internal API: ``mlx_array``,
+``mlx_device``, ``mlx_device_name``, ``adopt_array``, ``note_device_read`` and
+``forget_reads_of``.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import threading
+import types
+import weakref
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Final
+
+import numpy as np
+
+from stridewave.array_api import _dtypes, _messages
+from stridewave.array_api._backend import Adopted, check_bounds, contiguous_layout
+from stridewave.carriers import Carrier, Evictable, Metal
+from stridewave.carriers._metal import DEVICE_ENV, _import_mlx, _select_device, metal_runtime
+from stridewave.dtypes import DType
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from stridewave.tensor import Tensor
+
+__all__ = ["MLXBackend", "backend", "describe"]
+
+_DEFAULTS: Final[Mapping[str, DType]] = types.MappingProxyType(
+    {"real floating": DType.Float32, "integral": DType.Int32, "indexing": DType.Int32}
+)
+
+
+class _Device:
+    """The MLX device of the Metal carriers, chosen once per process setting."""
+
+    key: str | None = None
+    device: Any = None
+    name: str = ""
+
+
+def _mlx_device() -> tuple[Any, str]:
+    key = os.environ.get(DEVICE_ENV, "")
+    if _Device.key != key or _Device.device is None:
+        _Device.device, _Device.name = _select_device(_import_mlx())
+        _Device.key = key
+    return _Device.device, _Device.name
+
+
+# -- device reads: what a host write into a carrier must wait for ---------------------
+
+
+class _Operation(threading.local):
+    """The Metal carriers read by the calling thread's operation being prepared.
+
+    ``read()`` notes each Metal carrier it reads here (a weak reference: a failed
+    operation keeps nothing alive); :meth:`MLXBackend.complete` records the array it
+    scheduled on each of them (``Metal.note_device_read``), after which a host write
+    into such a carrier waits for that array.
+    """
+
+    def __init__(self) -> None:
+        self.reads: list[weakref.ref[Metal]] = []
+        #: the carriers this thread recorded reads on (None on the main thread)
+        self.records = (
+            None
+            if threading.current_thread() is threading.main_thread()
+            else _ThreadRecords(threading.get_ident())
+        )
+
+
+class _ThreadRecords:
+    """The Metal carriers a thread other than the main one recorded device reads on.
+
+    A record holds its result's buffer until the carrier's next host access or the
+    thread's next read of it; a thread that has ended makes no next read. This object
+    lives in the thread's :class:`_Operation` and is dropped when the thread ends:
+    it then waits for the thread's last record on each carrier and forgets it
+    (``Metal.forget_reads_of``), so an ended thread keeps no result alive.
+    """
+
+    __slots__ = ("carriers", "thread")
+
+    def __init__(self, thread: int) -> None:
+        self.thread = thread
+        self.carriers: weakref.WeakSet[Metal] = weakref.WeakSet()
+
+    def __del__(self) -> None:
+        for carrier in list(self.carriers):
+            carrier.forget_reads_of(self.thread)
+
+
+_OPERATION: Final = _Operation()
+get_ident: Final = threading.get_ident
+
+
+def _note_read(carrier: Metal) -> None:
+    """Note that this thread's operation being prepared reads ``carrier``.
+
+    The list is emptied at each launch; reads that launch nothing leave their notes
+    until then, so a repeat of the last one is not noted again, and past 64 notes the
+    dead ones are dropped.
+    """
+    reads = _OPERATION.reads
+    if reads and reads[-1]() is carrier:
+        return
+    if len(reads) >= 64:
+        reads[:] = [ref for ref in reads if ref() is not None]
+    reads.append(weakref.ref(carrier))
+
+
+def _record(first: Metal | None, other: Metal | None, scheduled: Any) -> None:
+    """Record ``scheduled`` as a device read of the carriers the operation read.
+
+    ``first``/``other``: the operand carriers of a direct call; ``None``: those this
+    thread's ``read()`` noted. Called once the operation is launched and before it
+    returns: a host write ordered after the call then waits for ``scheduled``; one
+    racing the call itself is unordered with it, as between any two threads.
+    """
+    operation = _OPERATION
+    records = operation.records
+    thread = get_ident()
+    if first is not None:
+        first.note_device_read(thread, scheduled)
+        if other is not None and other is not first:
+            other.note_device_read(thread, scheduled)
+        if records is not None:  # (a thread other than the main one: see _ThreadRecords)
+            records.carriers.add(first)
+            if other is not None:
+                records.carriers.add(other)
+        return
+    reads = operation.reads
+    if reads:
+        for ref in reads:
+            carrier = ref()
+            if carrier is not None:
+                carrier.note_device_read(thread, scheduled)
+                if records is not None:
+                    records.carriers.add(carrier)
+        reads.clear()
+
+
+def _storage(carrier: Carrier | None, note: bool) -> Any:
+    """Return the live 1-D MLX array of a Metal carrier (an Evictable: of its primary).
+
+    ``note``: note the read for the operation being prepared (False for a host
+    export, which launches nothing).
+    """
+    if type(carrier) is not Metal:  # (the common case skips two ABC instance checks)
+        if isinstance(carrier, Evictable):
+            if carrier.is_evicted():
+                np.asarray(carrier)  # pages the values back in (carrier rule)
+            carrier = carrier.primary
+        if not isinstance(carrier, Metal):
+            raise TypeError(f"{carrier!r} is not a Metal carrier.")
+    if note:
+        _note_read(carrier)
+    array = carrier.mlx_array
+    if array is None:
+        raise RuntimeError(_messages.released(carrier))
+    return array
+
+
+class _Result:
+    """A namespace function's result, already launched and adopted (``ns.f(...)``)."""
+
+    __slots__ = ("adopted",)
+
+    def __init__(self, adopted: Adopted) -> None:
+        self.adopted = adopted
+
+
+class MLXBackend:
+    """Compute for the Metal device: ``mlx.core`` on the Metal carriers' MLX device.
+
+    Notes
+    -----
+    Implements :class:`~stridewave.array_api._backend.Backend` for the Metal device
+    (CONTRACT section 9).
+    """
+
+    name: Final = "mlx"
+    host_addressable: Final = False
+    has_direct: Final = True
+
+    def __init__(self) -> None:
+        from stridewave.array_api import _mlx_shims  # (imports MLX: on first use only)
+
+        self.mx = mx = _import_mlx()
+        self.shims = _mlx_shims
+        self._to_mx: dict[DType, Any] = {
+            DType.Float32: mx.float32,
+            DType.Int32: mx.int32,
+            DType.Bool: mx.bool_,
+        }
+        self._from_mx: dict[Any, DType] = {v: k for k, v in self._to_mx.items()}
+        self._dtypes = types.MappingProxyType(dict(self._to_mx))
+        self.ns = _Namespace(self)
+        self._directs: dict[str, Callable[..., Adopted | None] | None] = {}
+
+    def describe(self) -> str:
+        """Return the device in words: ``"Metal: "`` and the MLX device and version."""
+        return describe("Metal")
+
+    def dtypes(self) -> Mapping[DType, Any]:
+        """Return the dtypes Metal stores, each with its MLX dtype."""
+        return self._dtypes
+
+    def default_dtypes(self) -> Mapping[str, DType]:
+        """Return the default dtypes of Metal."""
+        return _DEFAULTS
+
+    def native_dtype(self, dtype: DType) -> Any:
+        """Return the MLX dtype of a namespace dtype."""
+        return self._to_mx[dtype]
+
+    def accumulator(self, dtype: DType, requested: DType | None) -> Any:
+        """Return the MLX accumulator dtype of sums and products of ``dtype``.
+
+        The standard's default: float32 for float32, int32 for the others (MLX
+        answers bool where nothing is combined: ``axis=()``, a 0-d array);
+        ``requested`` when given.
+        """
+        if requested is not None:
+            return self._to_mx[requested]
+        return self._to_mx[DType.Float32 if dtype is DType.Float32 else DType.Int32]
+
+    def stream(self) -> Any:
+        """Return a context that runs the enclosed MLX calls on the Metal carriers' device."""
+        device, _name = _mlx_device()
+        return self.mx.stream(device)
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def read(self, tensor: Tensor) -> Any:
+        """Return the Tensor's values as an MLX array (no host copy); note the read."""
+        carrier = tensor._carrier
+        if type(carrier) is Metal:
+            storage = carrier.mlx_array
+            _note_read(carrier)
+            if storage is None:
+                raise RuntimeError(_messages.released(carrier))
+        else:
+            storage = _storage(carrier, True)  # an Evictable, another kind, or released
+        return self._logical(tensor, storage)
+
+    def export(self, tensor: Tensor) -> npt.NDArray[Any]:
+        """Return a NumPy copy of the Tensor's values (no device read noted)."""
+        copied: npt.NDArray[Any] = self.to_numpy(
+            self._logical(tensor, _storage(tensor._carrier, False))
+        )
+        return copied
+
+    def _logical(self, tensor: Tensor, storage: Any) -> Any:
+        """Return the Tensor's values as an MLX array over its carrier's ``storage``."""
+        layout = tensor._layout
+        assert layout is not None
+        offset = tensor._offset
+        size = storage.size  # (1-D storage: its one extent)
+        # (Layout's slots, read directly on this per-operation path)
+        if offset == 0 and layout._strides == (1,) and layout._size == size:
+            return storage  # the whole carrier, in order: the MLX array itself
+        cache = getattr(tensor, "_native", None)
+        if cache is not None and cache[1] is storage and cache[2] == tensor._carrier.version:  # type: ignore[union-attr]
+            # The N-d result this Array was adopted from (a view of the same buffer):
+            # no new reshape in every graph that reads the Array.
+            return cache[0]
+        check_bounds(tensor, size)
+        count = layout._size
+        shape, strides = layout._shape, layout._strides
+        if len(shape) == 1:
+            (step,) = strides
+            if step == 1:
+                return storage[offset : offset + count]
+            if count and step:
+                # One strided run: a slice (as_strided takes less Python, but MLX takes
+                # it of row-contiguous arrays only, and a carrier's storage need not be)
+                stop = offset + step * (count - 1) + (1 if step > 0 else -1)
+                return storage[offset : stop if stop >= 0 else None : step]
+        elif strides == contiguous_layout(shape)._strides:
+            if offset == 0 and count == size:
+                return storage.reshape(shape)
+            return storage[offset : offset + count].reshape(shape)
+        return self.mx.as_strided(storage, shape, strides, offset)
+
+    def is_native(self, value: object) -> bool:
+        """Return whether ``value`` is an MLX array or a launched result."""
+        return type(value) is _Result or isinstance(value, self.mx.array)
+
+    def dtype(self, array: Any) -> DType:
+        """Return the namespace dtype an MLX result narrows to.
+
+        Raises
+        ------
+        TypeError
+            If no carrier dtype holds MLX's dtype.
+        """
+        found = self._from_mx.get(array.dtype)
+        if found is not None:
+            return found
+        mx = self.mx
+        if array.dtype == mx.bool_:
+            return DType.Bool
+        if mx.issubdtype(array.dtype, mx.integer):
+            return DType.Int32
+        if mx.issubdtype(array.dtype, mx.floating):
+            return DType.Float32
+        raise TypeError(
+            f"MLX returned dtype {array.dtype}, which stridewave.array_api cannot hold "
+            "(bool, int32 and float32 only)."
+        )
+
+    # -- launching and adopting ------------------------------------------------------------
+
+    def complete(
+        self,
+        out: Any,
+        mx_device: Any,
+        device_name: str,
+        first: Metal | None = None,
+        other: Metal | None = None,
+        shape: tuple[int, ...] | None = None,
+    ) -> Adopted:
+        """Schedule an MLX result in its storage form, record its reads, adopt it.
+
+        The storage form (the carrier's dtype, one dimension) is built on
+        ``mx_device`` and scheduled (``mlx.core.async_eval``, not waited for: the
+        device computes while Python builds the carrier; whoever reads the values
+        first waits); the read is recorded on ``first``/``other`` (a direct call's
+        operand carriers) or on those this thread's ``read()`` noted; the form is
+        adopted as a fresh Metal carrier without a copy. ``shape``, when given, is the
+        result's shape and ``out`` its (1,)-shaped form (a 0-d reduction).
+        """
+        mx = self.mx
+        dtype = self._from_mx.get(out.dtype)
+        shaped = out
+        if dtype is None:
+            dtype = self.dtype(out)
+            shaped = mx.astype(out, self._to_mx[dtype], stream=mx_device)
+        flat = shaped if shaped.ndim == 1 else mx.reshape(shaped, (-1,), stream=mx_device)
+        if flat.size:
+            mx.async_eval(flat)
+            _record(first, other, flat)
+        else:
+            mx.eval(flat)  # an empty array is never scheduled (nothing to overlap)
+            if first is None:
+                _OPERATION.reads.clear()
+        carrier = Metal.adopt_array(
+            flat, mx_device, device_name, dtype, mutable=True, scheduled=True
+        )
+        if shape is None:
+            shape = tuple(shaped.shape)
+        # The N-d form, kept for read() while the carrier is unwritten (version 0) and
+        # holds this very array.
+        native = None if flat is shaped else (shaped, flat, 0)
+        return (carrier, contiguous_layout(shape), 0, native)
+
+    def adopt(self, result: Any, sources: tuple[Tensor, ...] = ()) -> Adopted:
+        """Adopt an MLX result (or a launched one) as a fresh Metal carrier (no copy)."""
+        if type(result) is _Result:
+            return result.adopted
+        device, name = _Device.device, _Device.name
+        if device is None:
+            device, name = _mlx_device()
+        return self.complete(result, device, name)
+
+    def direct(self, name: str) -> Callable[..., Adopted | None] | None:
+        """Return ``name`` as a call on Metal Arrays that skips the general dispatch.
+
+        The call takes Arrays of this device or Python scalars (bool, int, float; the
+        dispatch passes nothing else) and returns the adopted result, or ``None`` when
+        it does not take the call (an operand that is not a plain Metal carrier, an
+        empty operand, operands on two devices, a result that is not one array): the
+        general path then runs it. None for a function MLX does not have.
+        """
+        try:
+            return self._directs[name]
+        except KeyError:
+            found = self._directs[name] = _direct(self, name)
+            return found
+
+    # -- conversions -----------------------------------------------------------------------
+
+    def asarray(self, values: Any, dtype: DType | None) -> Any:
+        """Move NumPy values to the device as an MLX array of ``dtype``."""
+        array = np.asarray(values)
+        if dtype is not None:
+            array = array.astype(_dtypes.numpy_dtype(dtype), copy=False)
+        if not array.flags.c_contiguous:
+            array = np.array(array, order="C")  # (ascontiguousarray would make 0-d 1-d)
+        with self.stream():
+            return self.mx.array(array)
+
+    @staticmethod
+    def share(values: Any) -> Adopted:
+        """Refuse: Metal storage shares no NumPy buffer.
+
+        Raises
+        ------
+        ValueError
+            Always.
+        """
+        raise ValueError("asarray(copy=False) can share memory only on CPU, not Device('Metal').")
+
+    def to_numpy(self, array: Any) -> Any:
+        """Return a NumPy copy of an MLX array."""
+        self.mx.eval(array)
+        copied: npt.NDArray[Any] = np.array(array, copy=True)
+        return copied
+
+    def cast(self, array: Any, dtype: DType) -> Any:
+        """Return ``array`` cast to ``dtype`` (a new MLX array)."""
+        with self.stream():
+            return self.mx.array(array).astype(self._to_mx[dtype])
+
+    def astype(self, array: Any, dtype: DType) -> Any:
+        """Return ``array`` as ``dtype`` (itself when it already is)."""
+        if array.dtype == self._to_mx[dtype]:
+            return array
+        with self.stream():
+            return array.astype(self._to_mx[dtype])
+
+    def scalar(self, value: object, dtype: DType) -> Any:
+        """Return a 0-d MLX array of ``dtype`` holding ``value``."""
+        with self.stream():
+            return self.mx.array(value, dtype=self._to_mx[dtype])
+
+    def broadcast_to(self, array: Any, shape: tuple[int, ...]) -> Any:
+        """Broadcast ``array`` to ``shape`` (ValueError if it cannot)."""
+        try:
+            with self.stream():
+                return self.mx.broadcast_to(array, shape)
+        except Exception as exc:
+            raise ValueError(f"cannot broadcast shape {tuple(array.shape)} to {shape}.") from exc
+
+    # -- indexing and writes ---------------------------------------------------------------
+
+    def getitem(self, array: Any, key: tuple[Any, ...]) -> Any:
+        """Advanced indexing: integer arrays on MLX, anything else through NumPy."""
+        mx = self.mx
+        if len(key) == 1 and isinstance(key[0], mx.array) and key[0].dtype != mx.bool_:
+            with self.stream():
+                return array[key[0]]
+        host_key = tuple(self.to_numpy(k) if isinstance(k, mx.array) else k for k in key)
+        return self.asarray(self.to_numpy(array)[host_key], None)
+
+    def set_advanced(self, array: Any, key: tuple[Any, ...], values: Any) -> Any:
+        """Return a copy of ``array`` with ``values`` written at the advanced ``key``."""
+        mx = self.mx
+        host = self.to_numpy(array)
+        host_key = tuple(self.to_numpy(k) if isinstance(k, mx.array) else k for k in key)
+        host[host_key] = self.to_numpy(values)
+        return self.asarray(host, None)
+
+    def write_source(self, values: Any, shape: tuple[int, ...], dtype: DType) -> Metal:
+        """Return a Metal carrier holding ``values`` broadcast to ``shape`` (scatter source)."""
+        with self.stream():
+            # mx.contiguous: a broadcast keeps zero strides through reshape and
+            # mx.array, and the carrier's device scatter needs row-major storage.
+            full = self.mx.broadcast_to(self.astype(values, dtype), shape)
+            flat = self.mx.contiguous(full).reshape(-1)
+        mx_device, name = _mlx_device()
+        return Metal.adopt_array(flat, mx_device, name, dtype, mutable=False, scheduled=False)
+
+    # -- DLPack ----------------------------------------------------------------------------
+
+    def dlpack(self, tensor: Tensor, consumer: str, **kwargs: Any) -> Any:
+        """Return MLX's DLPack capsule of (a copy of) the Tensor's values."""
+        array = self._logical(tensor, _storage(tensor._carrier, False))
+        self.mx.eval(array)
+        return self.mx.array(array).__dlpack__(**kwargs)
+
+    def dlpack_device(self, tensor: Tensor) -> tuple[int, int]:
+        """Return MLX's DLPack device of the Tensor's values."""
+        array = self._logical(tensor, _storage(tensor._carrier, False))
+        device: tuple[int, int] = tuple(array.__dlpack_device__())
+        return device
+
+
+# -- the namespace over MLX arrays --------------------------------------------------------
+
+
+def _to_host(backend: MLXBackend, value: Any) -> Any:
+    mx = backend.mx
+    if isinstance(value, mx.array):
+        return backend.to_numpy(value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_to_host(backend, v) for v in value)
+    if isinstance(value, dict):
+        return {k: _to_host(backend, v) for k, v in value.items()}
+    if isinstance(value, mx.Dtype):
+        return _dtypes.numpy_dtype(backend._from_mx[value])
+    return value
+
+
+def _to_device(backend: MLXBackend, value: Any) -> Any:
+    if isinstance(value, (np.ndarray, np.generic)):
+        array = np.asarray(value)
+        dtype = _dtypes.from_numpy(array.dtype) or _dtypes.narrow(array.dtype)
+        return backend.asarray(array, dtype)
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return type(value)(*(_to_device(backend, v) for v in value))
+    if isinstance(value, (list, tuple)):
+        return type(value)(_to_device(backend, v) for v in value)
+    return value
+
+
+class _Namespace:
+    """The array API functions over MLX arrays (what ``backend.ns`` is for Metal)."""
+
+    def __init__(self, backend: MLXBackend) -> None:
+        self._backend = backend
+        self.linalg = _Sub(backend, "linalg", backend.shims.LINALG)
+        self.fft = _Sub(backend, "fft", backend.shims.FFT)
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        func = _build(self._backend, name, self._backend.shims.MAIN)
+        setattr(self, name, func)
+        return func
+
+
+class _Sub:
+    def __init__(self, backend: MLXBackend, sub: str, table: dict[str, Any]) -> None:
+        self._backend = backend
+        self._sub = sub
+        self._table = table
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        func = _build(self._backend, name, self._table, sub=self._sub)
+        setattr(self, name, func)
+        return func
+
+
+def _implementation(backend: MLXBackend, entry: Any, name: str) -> Callable[..., Any]:
+    """Return the MLX function of a table entry (a renamed ``mlx.core`` function or a shim)."""
+    impl: Callable[..., Any] = getattr(backend.mx, entry) if isinstance(entry, str) else entry
+    if name in backend.shims.SHARES_INPUT:
+        impl = backend.shims.private(impl)
+    return impl
+
+
+def _build(
+    backend: MLXBackend, name: str, table: dict[str, Any], sub: str | None = None
+) -> Callable[..., Any]:
+    """Return the MLX implementation of ``name`` (or the NumPy host delegation)."""
+    mx = backend.mx
+    shims = backend.shims
+
+    def host(*args: Any, **kwargs: Any) -> Any:
+        import array_api_compat.numpy as cnp
+
+        namespace: Any = cnp if sub is None else getattr(cnp, sub)
+        try:
+            result = getattr(namespace, name)(
+                *_to_host(backend, list(args)), **_to_host(backend, kwargs)
+            )
+        finally:
+            _OPERATION.reads.clear()  # (computed from host copies: no device read)
+        return _to_device(backend, result)
+
+    host.__name__ = name
+    entry = table.get(name)
+    if entry is None:
+        return host
+    impl = _implementation(backend, entry, name)
+    array_type, stream, complete = mx.array, mx.stream, backend.complete
+    needs_host, touches_empty, environ_get = shims.NeedsHost, shims.touches_empty, os.environ.get
+
+    @functools.wraps(impl)
+    def on_device(*args: Any, **kwargs: Any) -> Any:
+        # (touches_empty, inlined for positional arrays: this runs before every launch)
+        for value in (*args, *kwargs.values()) if kwargs else args:
+            if type(value) is array_type:
+                if not value.size:
+                    return host(*args, **kwargs)
+            elif (type(value) is list or type(value) is tuple) and touches_empty(value, {}):
+                return host(*args, **kwargs)
+        device, device_name = _Device.device, _Device.name  # (backend.stream(), inlined)
+        if device is None or environ_get(DEVICE_ENV, "") != _Device.key:
+            device, device_name = _mlx_device()
+        try:
+            with stream(device):
+                out = impl(*args, **kwargs)
+            if type(out) is array_type and out.size:
+                # Launched now, before the Python that wraps the result runs.
+                return _Result(complete(out, device, device_name))
+        except needs_host:
+            return host(*args, **kwargs)
+        except BaseException:
+            _OPERATION.reads.clear()  # (failed: nothing launched reads them)
+            raise
+        _OPERATION.reads.clear()  # (nothing scheduled reads them)
+        return out
+
+    return on_device
+
+
+#: Reductions (``axis``, ``keepdims`` and plain keywords) whose direct call reduces
+#: a 1-D operand whole into the (1,)-shaped storage form of its 0-d result.
+_REDUCTIONS: Final = frozenset(
+    {"sum", "prod", "max", "min", "mean", "std", "var", "all", "any", "argmax", "argmin"}
+)
+
+#: Operand types a direct call passes through unchanged (Python scalars).
+_PLAIN: Final = frozenset({bool, int, float})
+
+#: The second operand of a one-operand direct call (a marker: None is a value).
+_ABSENT: Final = object()
+
+
+def _direct(backend: MLXBackend, name: str) -> Callable[..., Adopted | None] | None:
+    """Build :meth:`MLXBackend.direct` for ``name`` (see there)."""
+    entry = backend.shims.MAIN.get(name)
+    if entry is None:
+        return None  # delegated to NumPy: the general path
+    mx = backend.mx
+    impl = _implementation(backend, entry, name)
+    array_type, stream, complete, logical = mx.array, mx.stream, backend.complete, backend._logical
+    needs_host = backend.shims.NeedsHost
+
+    def run(
+        operands: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        carrier: Metal,
+        other: Metal | None,
+        shape: tuple[int, ...] | None = None,
+    ) -> Adopted | None:
+        mx_device = carrier.mlx_device
+        try:
+            with stream(mx_device):
+                out = impl(*operands, **kwargs)
+        except needs_host:
+            return None
+        if type(out) is not array_type:
+            return None  # (a tuple, a list: the general path wraps each)
+        return complete(out, mx_device, carrier.mlx_device_name, carrier, other, shape)
+
+    def call(x1: Any, x2: Any = _ABSENT, /, **kwargs: Any) -> Adopted | None:
+        # (one or two operands, unrolled: this runs before every launch)
+        carrier: Any = None  # the first Metal operand's carrier
+        other: Any = None  # the second one's
+        if type(x1) in _PLAIN:
+            first, a1 = None, x1
+        else:
+            carrier = x1._carrier
+            if type(carrier) is not Metal:
+                return None  # an Evictable, another kind: the general path
+            storage = carrier.mlx_array
+            if storage is None or not x1._layout._size:
+                return None  # released (the general path raises); empty (touches_empty)
+            first = x1
+            a1 = logical(x1, storage)
+        if x2 is _ABSENT:
+            if first is None:
+                return None
+            return run((a1,), kwargs, carrier, None)
+        if type(x2) in _PLAIN:
+            if first is None:
+                return None
+            a2 = x2
+        else:
+            other = x2._carrier
+            if type(other) is not Metal:
+                return None
+            storage = other.mlx_array
+            if storage is None or not x2._layout._size:
+                return None
+            if first is None:
+                carrier, other = other, None
+            elif x2._device is not first._device:
+                return None  # (the general path raises the devices' ValueError)
+            a2 = logical(x2, storage)
+        return run((a1, a2), kwargs, carrier, other)
+
+    if name not in _REDUCTIONS:
+        call.__name__ = name
+        return call
+
+    def reduction(
+        x: Any, /, *, axis: Any = None, keepdims: bool = False, **kwargs: Any
+    ) -> Adopted | None:
+        # A 1-D operand reduced whole: MLX's keepdims form of the 0-d result, shape
+        # (1,), is its storage form itself (no reshape in the graph, less Python).
+        layout: Any = x._layout
+        carrier: Any = x._carrier
+        if axis is not None or keepdims or type(carrier) is not Metal or len(layout._shape) != 1:
+            return call(x, axis=axis, keepdims=keepdims, **kwargs)
+        storage = carrier.mlx_array
+        if storage is None or not layout._size:
+            return None  # released (the general path raises); empty (touches_empty)
+        kwargs.update(axis=None, keepdims=True)
+        return run((logical(x, storage),), kwargs, carrier, None, ())
+
+    reduction.__name__ = name
+    return reduction
+
+
+_BACKEND: list[MLXBackend] = []
+
+
+def backend(kind: str) -> MLXBackend:
+    """Return the MLX backend (built once; imports MLX).
+
+    Parameters
+    ----------
+    kind : str
+        ``"Metal"``.
+
+    Returns
+    -------
+    MLXBackend
+        The backend.
+
+    Raises
+    ------
+    RuntimeError
+        If MLX is not installed.
+    """
+    if not _BACKEND:
+        _BACKEND.append(MLXBackend())
+    return _BACKEND[0]
+
+
+def describe(kind: str) -> str:
+    """Return the Metal device in words: the MLX device and version, or why there is none.
+
+    Parameters
+    ----------
+    kind : str
+        ``"Metal"``.
+
+    Returns
+    -------
+    str
+        E.g. ``"Metal: MLX CPU device (...), MLX 0.32.4"``.
+    """
+    _ok, text = metal_runtime()
+    return f"{kind}: {text}"

@@ -1,0 +1,643 @@
+"""The MLX shims: the standard's functions where ``mlx.core`` lacks them or answers otherwise.
+
+One plain function per shim, over MLX arrays. The tables at the end map each name of
+the standard to ``mlx.core``'s function of another name (a string), to a shim here,
+or, where absent, to NumPy on a host copy (:mod:`~stridewave.array_api._mlx_backend`
+delegates those). MLX comes from the Metal carrier module's lazy import point, so
+that module stays the only one that imports MLX; this module is imported with the
+MLX backend, on first use of the Metal device.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Final
+
+import numpy as np
+
+from stridewave.carriers._metal import _import_mlx
+
+mx: Any = _import_mlx()
+
+__all__ = ["FFT", "LINALG", "MAIN", "SHARES_INPUT", "NeedsHost", "touches_empty"]
+
+
+class NeedsHost(Exception):
+    """Raised inside a shim to delegate one call to NumPy instead."""
+
+
+#: MLX functions whose result may be a view of an argument's buffer (or the argument
+#: itself). A Metal carrier owns its buffer: its scalar writes go into it in place, so
+#: adopting such a view would let a write through one carrier change another without
+#: its version moving. Their results are copied (``mlx.core.array(view)``).
+SHARES_INPUT: Final = frozenset(
+    {
+        "broadcast_arrays",
+        "broadcast_to",
+        "conj",
+        "expand_dims",
+        "flip",
+        "matrix_transpose",
+        "meshgrid",
+        "moveaxis",
+        "permute_dims",
+        "real",
+        "reshape",
+        "squeeze",
+        "unstack",
+    }
+)
+
+
+def private(impl: Callable[..., Any]) -> Callable[..., Any]:
+    """Wrap ``impl`` so that each MLX array it returns is a copy, not a view."""
+    array_type = mx.array
+
+    def func(*args: Any, **kwargs: Any) -> Any:
+        out = impl(*args, **kwargs)
+        if type(out) is array_type:
+            return array_type(out)
+        if type(out) in (list, tuple):
+            return type(out)(array_type(o) if type(o) is array_type else o for o in out)
+        return out
+
+    return func
+
+
+def touches_empty(args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any]) -> bool:
+    """Whether an MLX array argument (or one in a list or tuple argument) has no elements.
+
+    Such calls go to NumPy on the host (a copy of nothing): MLX 0.32.4's reductions
+    over an empty array on its CPU device can spin for good inside ``mlx.core.eval``
+    (``std``, ``var``, ``sum`` of ``[]``; tests/array_api/test_fast_paths.py runs them
+    in a subprocess with a time limit), and NumPy gives the standard's answers.
+    """
+    array_type = mx.array
+    value: Any
+    for value in (*args, *kwargs.values()):
+        if type(value) is array_type:
+            if value.size == 0:
+                return True
+        elif type(value) in (list, tuple):
+            item: Any
+            for item in value:
+                if type(item) is array_type and item.size == 0:
+                    return True
+    return False
+
+
+def _fresh(out: Any, x: Any) -> Any:
+    """Return ``out``, a reduction of ``x``, as a new array when it may be ``x`` itself.
+
+    MLX answers a reduction that combines nothing (``axis=()``, a 0-d or one-element
+    operand, an axis of length 1) with its operand or a view of it; adopted as the
+    result's storage, that buffer would be shared by two carriers (a write to one
+    changing the other, versions unmoved).
+    """
+    return mx.array(out) if out.size == x.size else out
+
+
+def _sum_like(name: str) -> Callable[..., Any]:
+    reduce = getattr(mx, name)
+
+    def func(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
+        if dtype is not None and x.dtype != dtype:
+            x = x.astype(dtype)  # (an astype to the same dtype would copy)
+        out = reduce(x, axis=axis, keepdims=keepdims)
+        if dtype is not None and out.dtype != dtype:
+            out = out.astype(dtype)  # (MLX sums bool in int32; dtype=bool asks bool)
+        return _fresh(out, x)
+
+    func.__name__ = name
+    return func
+
+
+def _reduce(name: str) -> Callable[..., Any]:
+    reduce = getattr(mx, name)
+
+    def func(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+        return _fresh(reduce(x, axis=axis, keepdims=keepdims), x)
+
+    func.__name__ = name
+    return func
+
+
+def abs(x: Any) -> Any:
+    if x.dtype == mx.bool_:
+        return mx.array(x)  # (MLX's abs of bool is its operand itself: a copy)
+    return mx.abs(x)
+
+
+def _count(shape: Any, axis: Any) -> int:
+    """Return how many elements a reduction over ``axis`` (an int or a tuple) combines."""
+    count = 1
+    for a in (axis,) if isinstance(axis, int) else axis:
+        count *= shape[a]
+    return count
+
+
+def _moment(name: str) -> Callable[..., Any]:
+    moment = getattr(mx, name)
+
+    def func(x: Any, axis: Any = None, correction: float = 0.0, keepdims: bool = False) -> Any:
+        if x.dtype != mx.float32:
+            x = x.astype(mx.float32)  # (MLX would sum integers in int32, wrapping)
+        if correction == int(correction):
+            return moment(x, axis=axis, keepdims=keepdims, ddof=int(correction))
+        # MLX takes an integer ddof only: a fractional correction (the standard
+        # allows any real) scales the biased variance by N / (N - correction).
+        count = x.size if axis is None else _count(x.shape, axis)
+        biased = mx.var(x, axis=axis, keepdims=keepdims)
+        variance = (
+            biased * (count / (count - correction)) if count > correction else biased * float("nan")
+        )
+        return variance if name == "var" else mx.sqrt(variance)
+
+    func.__name__ = name
+    return func
+
+
+def mean(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    if x.dtype != mx.float32:
+        x = x.astype(mx.float32)  # (MLX would sum integers in int32, wrapping)
+    return mx.mean(x, axis=axis, keepdims=keepdims)
+
+
+def sign(x: Any) -> Any:
+    if x.dtype != mx.float32:
+        # (MLX's sign of bool is its operand itself: a copy)
+        return mx.array(x) if x.dtype == mx.bool_ else mx.sign(x)
+    return mx.where(mx.isnan(x), x, mx.sign(x))  # (MLX's sign(NaN) is 0)
+
+
+def _cumulative(name: str, initial: int) -> Callable[..., Any]:
+    def func(x: Any, axis: Any = None, dtype: Any = None, include_initial: bool = False) -> Any:
+        if axis is None:
+            if x.ndim > 1:
+                raise ValueError("axis is required for arrays of more than one axis.")
+            axis = 0
+        if dtype is not None and x.dtype != dtype:
+            x = x.astype(dtype)
+        out = getattr(mx, name)(x, axis=axis)
+        if include_initial:
+            shape = list(x.shape)
+            shape[axis] = 1
+            out = mx.concatenate([mx.full(shape, initial, dtype=out.dtype), out], axis=axis)
+        return out
+
+    return func
+
+
+def _arg(name: str) -> Callable[..., Any]:
+    def func(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+        return getattr(mx, name)(x, axis=axis, keepdims=keepdims).astype(mx.int32)
+
+    func.__name__ = name
+    return func
+
+
+def zeros(shape: Any, dtype: Any = None) -> Any:
+    return mx.zeros(shape, dtype=dtype)
+
+
+def ones(shape: Any, dtype: Any = None) -> Any:
+    return mx.ones(shape, dtype=dtype)
+
+
+def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None) -> Any:
+    if stop is None:
+        start, stop = 0, start
+    return mx.arange(start, stop, step, dtype=dtype)
+
+
+def linspace(start: Any, stop: Any, num: int, dtype: Any = None, endpoint: bool = True) -> Any:
+    if endpoint:
+        return mx.linspace(start, stop, num, dtype=dtype)
+    return mx.linspace(start, stop, num + 1, dtype=dtype)[:-1]
+
+
+def eye(n_rows: int, n_cols: int | None = None, k: int = 0, dtype: Any = None) -> Any:
+    cols = n_rows if n_cols is None else n_cols
+    # A diagonal beyond the matrix is all zeros: clamp k into MLX's int range.
+    k = max(-n_rows - 1, min(k, cols + 1))
+    return mx.eye(n_rows, cols, k, dtype=dtype)
+
+
+def full(shape: Any, fill_value: Any, dtype: Any = None) -> Any:
+    return mx.full(shape, fill_value, dtype=dtype)
+
+
+def positive(x: Any) -> Any:
+    return mx.array(x)
+
+
+def clip(x: Any, min: Any = None, max: Any = None) -> Any:
+    if min is None and max is None:
+        return mx.array(x)
+    out = mx.clip(x, min, max)
+    return out.astype(x.dtype) if out.dtype != x.dtype else out
+
+
+# MLX answers an operation that changes nothing (a concat or stack of one array, a
+# tile or repeat by 1) with the operand's own buffer; such results are copied, as the
+# views of SHARES_INPUT are, so that no two carriers share a buffer.
+
+
+def concat(arrays: Any, axis: Any = 0) -> Any:
+    if axis is None:
+        out = mx.concatenate([a.reshape(-1) for a in arrays], axis=0)
+    else:
+        out = mx.concatenate(list(arrays), axis=axis)
+    return mx.array(out) if len(arrays) == 1 else out
+
+
+def stack(arrays: Any, axis: int = 0) -> Any:
+    out = mx.stack(list(arrays), axis=axis)
+    return mx.array(out) if len(arrays) == 1 else out
+
+
+def reshape(x: Any, shape: Any, copy: Any = None) -> Any:
+    return mx.reshape(x, shape)
+
+
+def flip(x: Any, axis: Any = None) -> Any:
+    if axis is None:
+        axis = tuple(range(x.ndim))
+    if isinstance(axis, int):
+        axis = (axis,)
+    index = [slice(None)] * x.ndim
+    for a in axis:
+        index[a] = slice(None, None, -1)
+    return x[tuple(index)]
+
+
+def permute_dims(x: Any, axes: Any) -> Any:
+    return mx.transpose(x, axes)
+
+
+def matrix_transpose(x: Any) -> Any:
+    if x.ndim < 2:
+        raise ValueError("matrix_transpose needs at least two axes.")
+    return mx.swapaxes(x, -1, -2)
+
+
+def _check_axis(name: str, axis: int, ndim: int) -> None:
+    """Raise NumPy's ``AxisError`` (an IndexError and a ValueError) for an axis out of range."""
+    if not -ndim <= axis < ndim:
+        hint = (
+            "a 0-d array has no axis: reshape it to 1-D first."
+            if ndim == 0
+            else f"pass an axis in [{-ndim}, {ndim})."
+        )
+        raise np.exceptions.AxisError(
+            f"{name}: axis {axis} is out of range for an array of {ndim} dimensions; {hint}"
+        )
+
+
+def squeeze(x: Any, axis: Any) -> Any:
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    for a in axes:
+        _check_axis("squeeze", a, x.ndim)
+        if x.shape[a] != 1:
+            raise ValueError(f"cannot squeeze axis {a} of extent {x.shape[a]}.")
+    return mx.squeeze(x, axis=axes)
+
+
+def expand_dims(x: Any, axis: int = 0) -> Any:
+    if not -x.ndim - 1 <= axis <= x.ndim:
+        raise IndexError(f"axis {axis} is out of range for {x.ndim + 1} axes.")
+    return mx.expand_dims(x, axis)
+
+
+def unstack(x: Any, axis: int = 0) -> tuple[Any, ...]:
+    axis = axis % x.ndim if x.ndim else axis
+    lead = (slice(None),) * axis
+    keys = [(*lead, i) for i in range(x.shape[axis])]
+    return tuple(x[key] for key in keys)
+
+
+def _axis_error(axis: int, ndim: int) -> int:
+    raise IndexError(f"axis {axis} is out of range for {ndim} axes.")
+
+
+def moveaxis(x: Any, source: Any, destination: Any) -> Any:
+    ndim = x.ndim
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    if len(src) != len(dst):
+        raise ValueError("moveaxis: source and destination need as many axes.")
+    src = [a % ndim if -ndim <= a < ndim else _axis_error(a, ndim) for a in src]
+    dst = [a % ndim if -ndim <= a < ndim else _axis_error(a, ndim) for a in dst]
+    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise ValueError("moveaxis: repeated axis.")
+    order = [a for a in range(ndim) if a not in src]
+    for d, s in sorted(zip(dst, src, strict=True)):
+        order.insert(d, s)
+    return mx.transpose(x, order)
+
+
+def roll(x: Any, shift: Any, axis: Any = None) -> Any:
+    return mx.roll(x, shift, axis=axis)
+
+
+def tile(x: Any, repetitions: Any) -> Any:
+    out = mx.tile(x, list(repetitions))
+    return mx.array(out) if out.size == x.size else out  # (all repetitions 1)
+
+
+def repeat(x: Any, repeats: Any, axis: Any = None) -> Any:
+    if isinstance(repeats, mx.array):
+        raise NeedsHost
+    if axis is None:
+        x = x.reshape(-1)
+        axis = 0
+    out = mx.repeat(x, repeats, axis=axis)
+    return mx.array(out) if out.size == x.size else out  # (repeats of 1)
+
+
+def take(x: Any, indices: Any, axis: Any = None) -> Any:
+    if axis is None:
+        if x.ndim != 1:
+            raise ValueError("take needs axis= for arrays of more than one axis.")
+        axis = 0
+    return mx.take(x, indices, axis=axis)
+
+
+def take_along_axis(x: Any, indices: Any, axis: int = -1) -> Any:
+    return mx.take_along_axis(x, indices, axis=axis)
+
+
+def where(condition: Any, x1: Any, x2: Any) -> Any:
+    return mx.where(condition, x1, x2)
+
+
+def sort(x: Any, axis: int = -1, descending: bool = False, stable: bool = True) -> Any:
+    _check_axis("sort", axis, x.ndim)
+    out = mx.sort(x, axis=axis)
+    if descending:
+        index = [slice(None)] * x.ndim
+        index[axis] = slice(None, None, -1)
+        out = out[tuple(index)]
+    return out
+
+
+def argsort(x: Any, axis: int = -1, descending: bool = False, stable: bool = True) -> Any:
+    _check_axis("argsort", axis, x.ndim)
+    if not descending:
+        return mx.argsort(x, axis=axis).astype(mx.int32)
+    index = [slice(None)] * x.ndim
+    index[axis] = slice(None, None, -1)
+    flipped = mx.argsort(x[tuple(index)], axis=axis).astype(mx.int32)
+    n = x.shape[axis]
+    return (n - 1 - flipped)[tuple(index)]
+
+
+def vecdot(x1: Any, x2: Any, axis: int = -1) -> Any:
+    if x1.shape[axis] != x2.shape[axis]:
+        raise ValueError("vecdot: the contracted axes differ in extent.")
+    return mx.sum(x1 * x2, axis=axis)
+
+
+def _bit_shift(name: str) -> Callable[..., Any]:
+    """Shifts by the bit width or more: the standard's 0 (-1 for a negative x1 >> n).
+
+    MLX shifts as the hardware does, which takes the count modulo the width
+    (``1 << 32`` is 1 for int32).
+    """
+    shift = getattr(mx, name)
+
+    def func(x1: Any, x2: Any) -> Any:
+        out = shift(x1, x2)
+        too_far = mx.greater_equal(x2, 8 * out.dtype.size)
+        if name == "left_shift":
+            return mx.where(too_far, mx.zeros_like(out), out)
+        sign = mx.where(mx.less(x1, 0), -1, 0).astype(out.dtype)
+        return mx.where(too_far, sign, out)
+
+    return func
+
+
+def _integral(value: Any) -> bool:
+    if isinstance(value, mx.array):
+        return bool(mx.issubdtype(value.dtype, mx.integer))
+    return type(value) is int
+
+
+def _int_division(name: str) -> Callable[..., Any]:
+    """Integer ``floor_divide``/``remainder`` that survive ``INT32_MIN`` by ``-1``.
+
+    MLX divides integers with the CPU's instruction, which traps on the one quotient
+    that overflows (SIGFPE kills the process). A divisor of -1 is answered without
+    dividing: ``-x1`` (wrapping, as NumPy's ``INT32_MIN // -1``) and 0.
+    """
+    divide = getattr(mx, name)
+
+    def func(x1: Any, x2: Any) -> Any:
+        if not (_integral(x1) and _integral(x2)):
+            return divide(x1, x2)
+        by_minus_one = mx.equal(x2, -1)
+        out = divide(x1, mx.where(by_minus_one, 1, x2))
+        instead = mx.negative(x1) if name == "floor_divide" else mx.zeros_like(out)
+        return mx.where(by_minus_one, instead, out)
+
+    return func
+
+
+def _inexact(*arrays: Any) -> None:
+    """MLX multiplies matrices of floating dtypes only: hand integer ones to NumPy."""
+    for a in arrays:
+        if a.dtype != mx.float32 and not mx.issubdtype(a.dtype, mx.floating):
+            raise NeedsHost
+
+
+_FLOAT32_ONLY: Final = frozenset({mx.float32})
+
+
+def matmul(x1: Any, x2: Any) -> Any:
+    # (float32, the common case, first; a set lookup is cheaper than MLX's dtype !=)
+    if x1.dtype not in _FLOAT32_ONLY or x2.dtype not in _FLOAT32_ONLY:
+        _inexact(x1, x2)
+    return mx.matmul(x1, x2)
+
+
+def tensordot(x1: Any, x2: Any, axes: Any = 2) -> Any:
+    _inexact(x1, x2)
+    return mx.tensordot(x1, x2, axes=axes)
+
+
+def tril(x: Any, k: int = 0) -> Any:
+    return mx.tril(x, k)
+
+
+def triu(x: Any, k: int = 0) -> Any:
+    return mx.triu(x, k)
+
+
+def meshgrid(*arrays: Any, indexing: str = "xy") -> Any:
+    return mx.meshgrid(*arrays, indexing=indexing)
+
+
+def broadcast_arrays(*arrays: Any) -> Any:
+    return mx.broadcast_arrays(*arrays)
+
+
+def diff(x: Any, axis: int = -1, n: int = 1, prepend: Any = None, append: Any = None) -> Any:
+    parts = [p for p in (prepend, x, append) if p is not None]
+    if len(parts) > 1:
+        x = mx.concatenate(parts, axis=axis)
+    return mx.diff(x, n=n, axis=axis)
+
+
+def count_nonzero(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    return mx.sum(x != 0, axis=axis, keepdims=keepdims).astype(mx.int32)
+
+
+def _freq(name: str) -> Callable[..., Any]:
+    def func(n: int, d: float = 1.0, dtype: Any = None) -> Any:
+        out = getattr(mx.fft, name)(n, d=d)
+        return out.astype(dtype) if dtype is not None else out
+
+    return func
+
+
+def _shift(name: str) -> Callable[..., Any]:
+    return lambda x, axes=None: getattr(mx.fft, name)(x, axes=axes)
+
+
+#: The main namespace: a string names ``mlx.core``'s function of that name; a
+#: callable is the shim; a name absent here runs in NumPy on a host copy.
+MAIN: Final[dict[str, str | Callable[..., Any]]] = {
+    # elementwise
+    "abs": abs,
+    "acos": "arccos",
+    "acosh": "arccosh",
+    "asin": "arcsin",
+    "asinh": "arcsinh",
+    "atan": "arctan",
+    "atanh": "arctanh",
+    "bitwise_invert": "bitwise_invert",
+    "ceil": "ceil",
+    "conj": "conj",
+    "cos": "cos",
+    "cosh": "cosh",
+    "exp": "exp",
+    "expm1": "expm1",
+    "floor": "floor",
+    "imag": "imag",
+    "isfinite": "isfinite",
+    "isinf": "isinf",
+    "isnan": "isnan",
+    "log": "log",
+    "log1p": "log1p",
+    "log2": "log2",
+    "log10": "log10",
+    "logical_not": "logical_not",
+    "negative": "negative",
+    "positive": positive,
+    "real": "real",
+    "reciprocal": "reciprocal",
+    "round": "round",
+    "sign": sign,
+    "sin": "sin",
+    "sinh": "sinh",
+    "square": "square",
+    "sqrt": "sqrt",
+    "tan": "tan",
+    "tanh": "tanh",
+    "trunc": "trunc",
+    "add": "add",
+    "atan2": "arctan2",
+    "bitwise_and": "bitwise_and",
+    "bitwise_left_shift": _bit_shift("left_shift"),
+    "bitwise_or": "bitwise_or",
+    "bitwise_right_shift": _bit_shift("right_shift"),
+    "bitwise_xor": "bitwise_xor",
+    "divide": "divide",
+    "equal": "equal",
+    "floor_divide": _int_division("floor_divide"),
+    "greater": "greater",
+    "greater_equal": "greater_equal",
+    "less": "less",
+    "less_equal": "less_equal",
+    "logaddexp": "logaddexp",
+    "logical_and": "logical_and",
+    "logical_or": "logical_or",
+    "logical_xor": "logical_xor",
+    "maximum": "maximum",
+    "minimum": "minimum",
+    "multiply": "multiply",
+    "not_equal": "not_equal",
+    "pow": "power",
+    "remainder": _int_division("remainder"),
+    "subtract": "subtract",
+    "clip": clip,
+    # creation
+    "zeros": zeros,
+    "ones": ones,
+    "empty": zeros,
+    "full": full,
+    "eye": eye,
+    "arange": arange,
+    "linspace": linspace,
+    "meshgrid": meshgrid,
+    "tril": tril,
+    "triu": triu,
+    # linear algebra
+    "matmul": matmul,
+    "matrix_transpose": matrix_transpose,
+    "tensordot": tensordot,
+    "vecdot": vecdot,
+    # manipulation
+    "broadcast_arrays": broadcast_arrays,
+    "broadcast_to": "broadcast_to",
+    "concat": concat,
+    "expand_dims": expand_dims,
+    "flip": flip,
+    "moveaxis": moveaxis,
+    "permute_dims": permute_dims,
+    "repeat": repeat,
+    "reshape": reshape,
+    "roll": roll,
+    "squeeze": squeeze,
+    "stack": stack,
+    "tile": tile,
+    "unstack": unstack,
+    # searching, sorting, indexing
+    "argmax": _arg("argmax"),
+    "argmin": _arg("argmin"),
+    "count_nonzero": count_nonzero,
+    "where": where,
+    "sort": sort,
+    "argsort": argsort,
+    "take": take,
+    "take_along_axis": take_along_axis,
+    # statistics, utilities
+    "sum": _sum_like("sum"),
+    "prod": _sum_like("prod"),
+    "max": _reduce("max"),
+    "min": _reduce("min"),
+    "mean": mean,
+    "std": _moment("std"),
+    "var": _moment("var"),
+    "all": _reduce("all"),
+    "any": _reduce("any"),
+    "cumulative_sum": _cumulative("cumsum", 0),
+    "cumulative_prod": _cumulative("cumprod", 1),
+    "diff": diff,
+}
+
+LINALG: Final[dict[str, str | Callable[..., Any]]] = {
+    "matmul": matmul,
+    "matrix_transpose": matrix_transpose,
+    "tensordot": tensordot,
+    "vecdot": vecdot,
+    # The factorizations stay with NumPy: MLX runs them on its CPU stream only, and
+    # mlx 0.32's linalg.inv kills the process (SIGFPE) on some singular inputs.
+}
+
+FFT: Final[dict[str, str | Callable[..., Any]]] = {
+    "fftfreq": _freq("fftfreq"),
+    "rfftfreq": _freq("rfftfreq"),
+    "fftshift": _shift("fftshift"),
+    "ifftshift": _shift("ifftshift"),
+}
