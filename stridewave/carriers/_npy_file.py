@@ -24,7 +24,10 @@ FileBacked, and this kind has its own (docs/decisions.md, "Opening real files"):
 from __future__ import annotations
 
 import contextlib
+import math
+import mmap
 import os
+import stat
 import uuid
 import weakref
 from collections.abc import Callable
@@ -47,6 +50,10 @@ _NPY_SUPPORTED: Final[tuple[DType, ...]] = (DType.Floating, DType.Float32, DType
 _NPY_CONCRETE: Final[tuple[DType, ...]] = (DType.Float32, DType.Int32)
 _FROM_FILE: Final[dict[str, DType]] = {"<f4": DType.Float32, "<i4": DType.Int32}
 _MODES: Final = ("r", "r+")
+_NONBLOCK: Final = getattr(os, "O_NONBLOCK", 0)
+_MAX_INTP: Final = 2**63 - 1
+_NOCTTY: Final = getattr(os, "O_NOCTTY", 0)
+_CLOEXEC: Final = getattr(os, "O_CLOEXEC", 0)
 
 
 def _remove_owned(path: str, pid: int) -> None:
@@ -82,12 +89,51 @@ def _check_path(path: object) -> str:
     return os.path.abspath(text)
 
 
-def _read_header(path: str) -> tuple[tuple[int, ...], bool, np.dtype[Any], int]:
-    """Return ``(shape, fortran_order, dtype, data offset)`` of a ``.npy`` file.
+_KINDS_OF_FILE: Final[tuple[tuple[Callable[[int], bool], str], ...]] = (
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _require_regular(path: str, info: os.stat_result) -> None:
+    """Refuse (``ValueError``) anything but a regular file: opening a FIFO blocks for ever."""
+    if stat.S_ISREG(info.st_mode):
+        return
+    kind = next((name for test, name in _KINDS_OF_FILE if test(info.st_mode)), "special file")
+    raise ValueError(
+        f"FileBacked.open({path!r}): that path is {kind}, not a regular file; only a "
+        f".npy file on disk can be mapped. Copy the data into a file first, e.g. "
+        f"numpy.save('data.npy', numpy.load(stream))."
+    )
+
+
+def _open_regular(path: str, mode: str) -> int:
+    """Open ``path`` for mapping; return the descriptor of a regular file.
+
+    The path is checked with ``os.stat`` before it is opened (opening a device may have
+    side effects), then opened non-blocking (a FIFO swapped in meanwhile cannot block)
+    and checked again on the descriptor itself.
+    """
+    _require_regular(path, os.stat(path))
+    flags = (os.O_RDWR if mode == "r+" else os.O_RDONLY) | _NONBLOCK | _NOCTTY | _CLOEXEC
+    fd = os.open(path, flags)
+    try:
+        _require_regular(path, os.fstat(fd))
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _read_header(path: str, fd: int) -> tuple[tuple[int, ...], bool, np.dtype[Any], int]:
+    """Return ``(shape, fortran_order, dtype, data offset)`` of the ``.npy`` file ``fd``.
 
     The header is parsed by ``numpy.lib.format`` (versions 1.0, 2.0 and 3.0).
     """
-    with open(path, "rb") as handle:
+    with os.fdopen(os.dup(fd), "rb") as handle:
         try:
             version = npy_format.read_magic(handle)
             if version == (1, 0):
@@ -99,34 +145,98 @@ def _read_header(path: str) -> tuple[tuple[int, ...], bool, np.dtype[Any], int]:
                 f"FileBacked.open({path!r}): not a readable .npy file ({exc}). Write one "
                 f"with numpy.save(path, array) or carrier.save(path)."
             ) from None
-        return tuple(shape), bool(fortran), np.dtype(dtype), handle.tell()
+        return tuple(int(n) for n in shape), bool(fortran), np.dtype(dtype), handle.tell()
+
+
+def _check_extent(
+    path: str, shape: tuple[int, ...], np_dtype: np.dtype[Any], offset: int, file_bytes: int
+) -> int:
+    """Return the number of values, refusing a header the file's length contradicts.
+
+    Python integers, and numpy's own limit on a shape (its byte count, zero
+    dimensions counted as one, within an ``intp``): a product that wraps in int64 (``(2**32, 2**32)``) cannot pass
+    for an empty array. Trailing bytes are refused as well (``numpy.save`` never
+    writes any), so the data is exactly what the header says.
+    """
+    if any(n < 0 for n in shape):
+        raise ValueError(
+            f"FileBacked.open({path!r}): the header gives the negative shape {shape}; "
+            f"the file is damaged or not written by numpy.save. Write it again with "
+            f"numpy.save(path, array)."
+        )
+    if math.prod(n or 1 for n in shape) * np_dtype.itemsize > _MAX_INTP:
+        raise ValueError(
+            f"FileBacked.open({path!r}): the header gives the shape {shape}, which no "
+            f"array can have (its byte count overflows 2**63 - 1, as numpy.load also "
+            f"says); the file is damaged. Write it again with numpy.save(path, array)."
+        )
+    size = math.prod(shape)
+    expected = size * np_dtype.itemsize
+    if offset + expected != file_bytes:
+        raise ValueError(
+            f"FileBacked.open({path!r}): the header promises a {shape} array, "
+            f"{expected} bytes of data after a {offset}-byte header, but the file holds "
+            f"{file_bytes} bytes in all ({file_bytes - offset} of data). The file is "
+            f"truncated, padded or its header damaged; nothing was mapped or changed. "
+            f"Write it again with numpy.save(path, array)."
+        )
+    return size
+
+
+def _map_region(
+    fd: int, np_dtype: np.dtype[Any], offset: int, size: int, *, writable: bool, path: str
+) -> npt.NDArray[Any]:
+    """Map ``size`` values at byte ``offset`` of ``fd``: a ``numpy.memmap`` that never grows.
+
+    ``numpy.memmap(mode="r+")`` extends a file shorter than the mapping; ``mmap.mmap``
+    refuses instead, so even a file truncated by someone else after the check is
+    never grown.
+    """
+    start = offset - offset % mmap.ALLOCATIONGRANULARITY
+    length = offset + size * np_dtype.itemsize - start
+    access = mmap.ACCESS_WRITE if writable else mmap.ACCESS_READ
+    region = mmap.mmap(fd, length, access=access, offset=start)
+    array: np.memmap[Any, np.dtype[Any]] = np.ndarray.__new__(
+        np.memmap, (size,), dtype=np_dtype, buffer=region, offset=offset - start
+    )
+    array._mmap = region  # type: ignore[attr-defined]  # numpy.memmap sets these four
+    array.offset = offset
+    array.mode = "r+" if writable else "r"
+    array.filename = path
+    return array
 
 
 def _map(path: str, mode: str) -> tuple[npt.NDArray[Any], DType, tuple[int, ...]]:
-    """Map the data of the ``.npy`` file at ``path``; return (flat array, DType, shape)."""
-    shape, fortran, np_dtype, offset = _read_header(path)
-    found = _FROM_FILE.get(np_dtype.str)
-    if found is None:
-        raise ValueError(
-            f"FileBacked.open({path!r}): the file holds {np_dtype} ({np_dtype.str!r}); a "
-            f"file carrier maps little-endian float32 ('<f4', Float32) or int32 ('<i4', "
-            f"Int32) data. Convert it first, e.g. numpy.save(path, "
-            f"numpy.load(path).astype('<f4'))."
-        )
-    size = int(np.prod(shape, dtype=np.int64)) if shape else 1
-    if fortran and sum(1 for n in shape if n != 1) > 1:
-        raise ValueError(
-            f"FileBacked.open({path!r}): the file stores a {shape} array in Fortran order; "
-            f"its flat C-order data is not one contiguous run, so it cannot be mapped "
-            f"without a copy. Rewrite it in C order: numpy.save(path, "
-            f"numpy.ascontiguousarray(numpy.load(path)))."
-        )
-    if size == 0:
-        array: npt.NDArray[Any] = np.empty(0, dtype=np_dtype)  # mmap cannot map 0 bytes
-    else:
-        array = np.memmap(
-            path, dtype=np_dtype, mode="r+" if mode == "r+" else "r", offset=offset, shape=(size,)
-        )
+    """Map the data of the ``.npy`` file at ``path``; return (flat array, DType, shape).
+
+    Every check (regular file, header, dtype, order, length) happens before anything
+    is mapped; the file is never grown, shrunk or written here.
+    """
+    fd = _open_regular(path, mode)
+    try:
+        shape, fortran, np_dtype, offset = _read_header(path, fd)
+        found = _FROM_FILE.get(np_dtype.str)
+        if found is None:
+            raise ValueError(
+                f"FileBacked.open({path!r}): the file holds {np_dtype} ({np_dtype.str!r}); "
+                f"a file carrier maps little-endian float32 ('<f4', Float32) or int32 "
+                f"('<i4', Int32) data. Convert it first, e.g. numpy.save(path, "
+                f"numpy.load(path).astype('<f4'))."
+            )
+        size = _check_extent(path, shape, np_dtype, offset, os.fstat(fd).st_size)
+        if fortran and sum(1 for n in shape if n != 1) > 1:
+            raise ValueError(
+                f"FileBacked.open({path!r}): the file stores a {shape} array in Fortran "
+                f"order; its flat C-order data is not one contiguous run, so it cannot be "
+                f"mapped without a copy. Rewrite it in C order: numpy.save(path, "
+                f"numpy.ascontiguousarray(numpy.load(path)))."
+            )
+        if size == 0:
+            array: npt.NDArray[Any] = np.empty(0, dtype=np_dtype)  # mmap cannot map 0 bytes
+        else:
+            array = _map_region(fd, np_dtype, offset, size, writable=mode == "r+", path=path)
+    finally:
+        os.close(fd)
     return array, found, shape
 
 
@@ -187,9 +297,14 @@ class NpyFile(_ArrayCarrier):
     TypeError
         If ``path`` is not a path or ``mode`` not a str.
     ValueError
-        If ``mode`` is not ``"r"``/``"r+"``; the file is not a ``.npy`` file, holds
-        another dtype, is Fortran-ordered, or lies in a stridewave session
-        directory (those files belong to FileBacked carriers).
+        If ``mode`` is not ``"r"``/``"r+"``; the path is not a regular file (a FIFO,
+        a device, a directory, a socket: refused before it is opened for reading, so
+        never a hang); the file is not a ``.npy`` file, holds another dtype, is
+        Fortran-ordered, its header gives a negative or overflowing shape, or the
+        data the header promises is not exactly what the file holds (truncated or
+        padded); or it lies in a stridewave session directory (those files belong to
+        FileBacked carriers). Nothing is mapped, and the file is never grown, shrunk
+        or written (CONTRACT section 7, "Opened files are the user's").
     FileNotFoundError, PermissionError, OSError
         If the file cannot be opened (``"r+"`` on a read-only file: PermissionError).
 
