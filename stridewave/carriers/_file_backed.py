@@ -140,7 +140,10 @@ def _after_fork_in_child() -> None:
         with contextlib.suppress(OSError):
             os.close(inherited.lock_fd)
     for carrier in list(_live):
-        carrier._gate = None  # writes and moves take the locked path, which adopts
+        # Writes and moves take the locked path, which copies the file first; so do
+        # those through every composite above it (whose fast path writes into this
+        # carrier's mapping directly).
+        carrier._close_fast_path()
 
 
 if hasattr(os, "register_at_fork"):
