@@ -607,7 +607,7 @@ class Carrier(_Protocols, _ScalarBase, abc.ABC):
         super().__init_subclass__(**kwargs)
         bind = cls.__dict__.get("_bind_backend")
         if bind is not None and not getattr(bind, "_tells_owner", False):
-            cls._bind_backend = _telling_owner(bind)  # type: ignore[method-assign]
+            cls._bind_backend = _telling_owner(bind)  # type: ignore[method-assign,assignment]
 
     #: The pure-Python scalar methods, whichever path is active (for tests and
     #: comparisons; the C methods fall back to these).
