@@ -240,14 +240,16 @@ def _map(path: str, mode: str) -> tuple[npt.NDArray[Any], DType, tuple[int, ...]
     return array, found, shape
 
 
-#: ``carriers._file_backed.session_directory``, registered by that module (which sits
-#: above this one: ``FileBacked.open`` returns an NpyFile).
-SESSION_DIRECTORY: list[Callable[[], str]] = []
+#: ``carriers._file_backed.session_directory`` and its ``_settle_owned``, registered
+#: by that module (which sits above this one: ``FileBacked.open`` returns an NpyFile).
+#: The first returns the session directory; the second is called with an owned
+#: file's path once it is mapped (during shutdown it removes the file and directory).
+SESSION_DIRECTORY: list[Callable[..., Any]] = []
 
 
 def _create_owned(values: npt.NDArray[Any]) -> str:
     """Write ``values`` to a new ``.npy`` file in the session directory; return its path."""
-    directory = SESSION_DIRECTORY[0]()
+    directory: str = SESSION_DIRECTORY[0]()
     path = os.path.join(directory, f"{uuid.uuid4().hex}.npy")
     flags = os.O_CREAT | os.O_EXCL | os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0)
     fd = os.open(path, flags, 0o600)
@@ -360,6 +362,7 @@ class NpyFile(_ArrayCarrier):
         except BaseException:
             _remove_owned(path, pid)
             raise
+        SESSION_DIRECTORY[1](path)  # made during shutdown: nothing may outlive the process
         self = cls.__new__(cls)
         self._array = array
         self._path = path
