@@ -464,8 +464,10 @@ def late():
     [
         "atexit.register(late)\nimport stridewave",  # before the import: after our hooks
         "import stridewave\natexit.register(late)",  # after it, with no session yet
-        "atexit.register(late)\nimport stridewave\nstridewave.FileBacked(dtype="
-        "stridewave.DType.Int32)",  # before the import, with a session made meanwhile
+        (  # before the import, with a session made meanwhile
+            "atexit.register(late)\nimport stridewave\n"
+            "stridewave.FileBacked(dtype=stridewave.DType.Int32)"
+        ),
     ],
     ids=["registered-before-import", "registered-after-import", "session-already-made"],
 )
