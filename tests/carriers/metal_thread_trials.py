@@ -307,9 +307,7 @@ def trial_same_values_any_thread() -> list[str]:
             problems.append(f"same_values_any_thread: {seen[:1]} != one thread's {expected}")
 
     target = fresh_metal()
-    problems += race(
-        pipeline, lambda: write_run(target, 1, 7), lambda: write_run(target, 2, 9)
-    )
+    problems += race(pipeline, lambda: write_run(target, 1, 7), lambda: write_run(target, 2, 9))
     values = np.asarray(target).tolist()
     for slot, value in enumerate(values):
         wanted = {1: 7, 2: 9}.get(slot % STEP, 1000 + slot)
