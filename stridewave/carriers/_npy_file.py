@@ -280,6 +280,20 @@ def _reopen(path: str, mode: str, dtype: object, size: object) -> NpyFile:
     return carrier
 
 
+#: Live NpyFile carriers over owned session files, so that a forked child can close
+#: their fast paths (as FileBacked's: the child copies before its first mutation).
+_live_owned: weakref.WeakSet[NpyFile] = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    for carrier in list(_live_owned):
+        carrier._close_fast_path()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 class NpyFile(_ArrayCarrier):
     """A carrier over the data of a ``.npy`` file, mapped without a copy.
 
@@ -316,7 +330,10 @@ class NpyFile(_ArrayCarrier):
     pickling carries ``(path, mode, dtype, size)``. Supported storage dtypes
     (structural, as FileBacked's row): Floating, Float32, Int32. Writes through
     ``"r+"`` are shared with every other mapping of the file, other processes and
-    forked children included, as with ``numpy.memmap(mode="r+")``.
+    forked children included, as with ``numpy.memmap(mode="r+")``. An owned file
+    (from ``new_like``, ``allocate_like``, ``copy``) follows FileBacked's fork rule
+    instead: a forked child copies it into its own session directory before its
+    first write, so the parent's values never change.
     """
 
     _SUPPORTED_STORAGE: ClassVar[tuple[DType, ...] | None] = _NPY_SUPPORTED
@@ -333,6 +350,7 @@ class NpyFile(_ArrayCarrier):
     _owned: bool
     _file_shape: tuple[int, ...]
     _finalizer: weakref.finalize[Any, Any] | None
+    _pid: int
 
     def __init__(self, path: str | os.PathLike[str], *, mode: str = "r") -> None:
         chosen = _check_mode(mode)
@@ -351,6 +369,7 @@ class NpyFile(_ArrayCarrier):
         self._owned = False
         self._file_shape = shape
         self._finalizer = None
+        self._pid = os.getpid()
         self._init_carrier(dtype, mutable=chosen == "r+")
 
     @classmethod
@@ -370,8 +389,48 @@ class NpyFile(_ArrayCarrier):
         self._owned = True
         self._file_shape = shape
         self._finalizer = weakref.finalize(self, _remove_owned, path, pid)
+        self._pid = pid
         self._init_carrier(dtype, mutable=mutable)
+        _live_owned.add(self)
         return self
+
+    # -- fork: an owned file is copied on the child's first mutation --------------------
+
+    def _inherited(self) -> bool:
+        return self._owned and self._pid != os.getpid()
+
+    @override
+    def _fast_path_open(self) -> bool:
+        return not self._inherited()
+
+    @override
+    def _before_mutation(self, action: str) -> None:
+        if self._inherited():
+            self._adopt_inherited()
+
+    def _adopt_inherited(self) -> None:
+        """In a forked child: copy the owned file into the child's session, then map it.
+
+        The parent's file, its values and its cleanup stay the parent's (the rule of a
+        FileBacked inherited through fork); a user's opened file is shared on purpose
+        and never gets here.
+        """
+        path = _create_owned(np.ascontiguousarray(self._array))
+        pid = os.getpid()
+        try:
+            array, _found, _shape = _map(path, self._mode)
+        except BaseException:
+            _remove_owned(path, pid)
+            raise
+        SESSION_DIRECTORY[1](path)
+        if self._finalizer is not None:
+            self._finalizer.detach()  # the parent's file: never unlinked by the child
+        self._finalizer = weakref.finalize(self, _remove_owned, path, pid)
+        self._array = array
+        self._path = path
+        self._pid = pid
+        self._bind_backend()
+        self._refresh()
 
     # -- queries ------------------------------------------------------------------------
 

@@ -210,3 +210,35 @@ def test_array_api_writes_over_a_forked_evictable_stay_in_the_child(
         scalar_path,
     )
     assert out.split() == ["ok"]
+
+
+def test_an_owned_npy_file_is_copied_on_the_childs_first_write(
+    tmp_path: Path, scalar_path: dict[str, str]
+) -> None:
+    out = run(
+        """
+        user = os.path.join(os.environ["TMPDIR"], "user.npy")
+        np.save(user, np.arange(4, dtype=np.float32))
+        opened = FileBacked.open(user, mode="r+")           # the user's file: shared
+        owned = opened.new_like([1.0, 2.0, 3.0])           # a session file: the parent's
+        wrapped = Evictable(opened.new_like([1.0, 2.0, 3.0]), CPU(0))
+        paths = (owned.path, wrapped.primary.path)
+        def child():
+            owned[0] = 42.0
+            wrapped[0] = 43.0
+            source = Tensor(CPU.from_numpy(np.array([7.0], np.float32)), Layout((1,)))
+            owned.scatter(source, Tensor(owned, Layout((0,))), Layout((1,)), 2)
+            assert (owned.path, wrapped.primary.path) != paths
+            assert [owned[0], owned[2], wrapped[0]] == [42.0, 7.0, 43.0]
+            opened[3] = 30.0                                 # documented: reaches the file
+            opened.flush()
+        assert in_child(child) == 0
+        assert [owned[0], owned[2], wrapped[0]] == [1.0, 3.0, 1.0]
+        assert [np.load(p).tolist() for p in paths] == [[1.0, 2.0, 3.0]] * 2
+        assert np.load(user).tolist() == [0.0, 1.0, 2.0, 30.0] and opened[3] == 30.0
+        print("ok")
+        """,
+        tmp_path,
+        scalar_path,
+    )
+    assert out.split() == ["ok"]
