@@ -1,4 +1,4 @@
-"""Hostile input (issue 8): every public constructor, method and helper, found by
+"""Hostile input: every public constructor, method and helper, found by
 introspecting ``stridewave.__all__`` and the Kind table, fed arbitrary objects.
 
 Only the documented exceptions come out (TypeError, ValueError, IndexError,

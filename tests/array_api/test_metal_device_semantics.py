@@ -1,11 +1,11 @@
-"""Defects an adversarial review found on the Metal device, each pinned by a test.
+"""The array API on the Metal device gives the host device's answers.
 
-Written against main at 54a47df (the Metal direct calls, ``MLXBackend.direct``),
-where every test here failed; they pass since the fixes. The direct calls themselves
-gave the general path's answer in every case the review compared; the defects were
-older ones of the Metal device that both paths share, one in the new launch hand-off
-(the narrowing cast), and the MLX thread limit (fixed in the Metal carrier: its MLX
-writes build and evaluate new storage before publishing it).
+Both the direct calls (``MLXBackend.direct``) and the general path: a scalar write after
+a result leaves the result alone, NaN's sign, fractional corrections, int32 means that
+do not wrap, huge Python ints and NumPy scalars as operands, a narrowing direct call on
+its operands' device, slice writers beside reader threads (the Metal carrier's MLX
+writes build and evaluate new storage before publishing it), and the error that names
+an axis a 0-d array lacks.
 """
 
 from __future__ import annotations

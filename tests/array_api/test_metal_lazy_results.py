@@ -1,8 +1,10 @@
-"""Defects an adversarial review of session 13 found on the Metal device, each pinned.
+"""Lazy Metal results: their dtypes, their storage and the device reads they record.
 
-Written against main at e58f930 (post-launch read records, the unrolled direct calls,
-the 0-d reductions computed with ``keepdims``, ``sum``/``prod`` leaving MLX its own
-accumulator). Every test here failed there; all pass since the session's fixes. The
+Covers the paths that record a device read after the launch, the unrolled direct
+calls, the 0-d reductions computed with ``keepdims`` and ``sum``/``prod`` leaving MLX
+its own accumulator: a result never shares or sees later writes to its operand's
+buffer, strided reads of a result give its values, read records survive host accesses
+and exports, and an exited thread keeps no result alive. The
 thread scenarios run in a subprocess with a private ``TMPDIR`` and MLX's CPU device
 (``STRIDEWAVE_METAL_DEVICE=cpu``); their interleavings are forced with Events.
 """
@@ -52,7 +54,7 @@ def test_sum_and_prod_of_bool_give_the_default_integer_dtype_on_metal(call: Any)
 
 
 def test_sum_and_prod_honour_dtype_bool_on_metal() -> None:
-    # (Older than session 13, seen by this review.) ``sum(x, dtype=xp.bool)`` returns
+    # ``sum(x, dtype=xp.bool)`` returns
     # a bool array on the CPU device (NumPy's sum in bool); on Metal the requested
     # dtype is dropped and the result is int32.
     values = np.array([1.5, 0.0, 3.0], dtype=np.float32)
