@@ -48,11 +48,35 @@ def pytest_addoption(parser) -> None:  # type: ignore[no-untyped-def]
     parser.addoption("--runslow", action="store_true", help="run the slow soak tests too")
 
 
+#: Test files that start interpreters or run external suites: they run after the rest,
+#: so that the progress line moves from the start of a run instead of sitting on them.
+#: Paths relative to ``tests/``; order kept within each group.
+RUN_LAST = (
+    "carriers/hardening/test_processes.py",
+    "carriers/hardening/test_resources.py",
+    "carriers/hardening/test_faults.py",
+    "carriers/test_metal_host_writes_under_threads.py",
+    "carriers/test_speedups.py",
+    "array_api/test_metal_lazy_results.py",
+    "array_api/test_conformance.py",
+    "test_notebooks.py",
+    "test_testing_suite.py",
+    "test_cli.py",
+)
+
+
 def pytest_collection_modifyitems(config, items) -> None:  # type: ignore[no-untyped-def]
-    if config.getoption("--runslow"):
-        return
     import pytest
 
+    here = os.path.dirname(os.path.abspath(__file__))
+
+    def last(item) -> bool:  # type: ignore[no-untyped-def]
+        path = os.path.relpath(str(item.path), here).replace(os.sep, "/")
+        return path in RUN_LAST
+
+    items[:] = [item for item in items if not last(item)] + [i for i in items if last(i)]
+    if config.getoption("--runslow"):
+        return
     skip = pytest.mark.skip(reason="slow soak test: run with --runslow (nox -s soak)")
     for item in items:
         if "slow" in item.keywords:
