@@ -278,7 +278,7 @@ def test_an_export_does_not_make_a_later_operation_record_on_its_carrier(
 #: Each thread's record on ``w`` (``Metal._pending``, keyed by thread id) holds its
 #: result's MLX array until w's next host access, which weights never get: after every
 #: thread has exited and all work is done, w still holds one 10 MB result per distinct
-#: thread id (58 of them, 580 MB, in the review's run). A record whose array has been
+#: thread id (tens of them, hundreds of MB). A record whose array has been
 #: computed (or whose thread is gone) protects no write and need not be kept.
 THREAD_RECORDS = """
 import gc, threading
