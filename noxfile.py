@@ -69,8 +69,12 @@ def tests(session: nox.Session) -> None:
 def soak(session: nox.Session) -> None:
     """Run the slow soak and stress variants, then the fuzz with the nightly examples."""
     session.install("-e", ".[test]")
-    env = {"STRIDEWAVE_METAL_DEVICE": "cpu"}
+    env = {"STRIDEWAVE_METAL_DEVICE": "cpu", "STRIDEWAVE_SOAK": "1"}
     session.run("pytest", "-m", "slow", "--runslow", *session.posargs, env=env)
+    session.run(
+        "pytest", "tests/carriers/test_metal_host_writes_under_threads.py", *session.posargs,
+        env=env,
+    )  # fmt: skip
     env["HYPOTHESIS_PROFILE"] = "nightly"
     session.run("pytest", "tests/carriers/hardening/test_fuzz.py", *session.posargs, env=env)
 

@@ -27,6 +27,7 @@ pending when the write lands (the window exists without it, only narrower).
 
 from __future__ import annotations
 
+import os
 import textwrap
 from pathlib import Path
 
@@ -38,7 +39,9 @@ from .conftest import needs_mlx
 
 pytestmark = needs_mlx
 
-TRIALS = 5
+#: Trials per scenario: each is a fresh interpreter that runs a large matmul to hold the
+#: window open, several seconds on two cores; the soak session runs more.
+TRIALS = 5 if os.environ.get("STRIDEWAVE_SOAK") == "1" else 2
 
 PRELUDE = """
 import sys, threading
