@@ -42,9 +42,9 @@ _BOOL_SUMS: list[tuple[str, Any]] = [
 @pytest.mark.parametrize("call", [c[1] for c in _BOOL_SUMS], ids=[c[0] for c in _BOOL_SUMS])
 def test_sum_and_prod_of_bool_give_the_default_integer_dtype_on_metal(call: Any) -> None:
     # The standard: sum/prod of a bool array without dtype= give the default integer
-    # dtype. On Metal, _sum_dtype now passes dtype=None (MLX's own accumulator), and
-    # MLX reduces no axis of a 0-d array (or with axis=()): the result stays bool. The
-    # CPU device (and Metal before 3399acf for the 0-d case) answer int32.
+    # dtype. On Metal, _sum_dtype passes dtype=None (MLX's own accumulator), and MLX
+    # reduces no axis of a 0-d array (or with axis=()): the result would stay bool. The
+    # CPU device answers int32, and so must Metal.
     values = np.array([True, False, True])
     on_cpu = call(xp.asarray(values, device=CPU))
     on_metal = call(xp.asarray(values, device=METAL))
@@ -145,9 +145,9 @@ def test_a_write_into_the_operand_after_a_metal_result_leaves_the_result(
 
 
 #: A strided 1-D read of a carrier whose MLX storage is itself a strided view (what the
-#: sharing above adopts): since the 1-D reads use ``mx.as_strided`` (9ad1006), MLX
-#: refuses the launch ("AsStrided must be used with row contiguous arrays only"); the
-#: slices used before gave the values. (name, the call on (bool b, float32 f)).
+#: sharing above adopts): ``mx.as_strided`` would refuse the launch ("AsStrided must be
+#: used with row contiguous arrays only"); MLX slices give the values. (name, the call
+#: on (bool b, float32 f)).
 _STRIDED_OF_STRIDED: list[tuple[str, Any]] = [
     ("abs(b[::2])[::2]", lambda b, f: xp.logical_and(xp.abs(b[::2])[::2], True)),
     ("abs(b[::-1])[::2]", lambda b, f: xp.logical_not(xp.abs(b[::-1])[::2])),
