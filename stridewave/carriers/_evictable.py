@@ -521,7 +521,7 @@ class Evictable(Carrier):
         # backend path serves (a Metal primary takes device sources on the device).
         # A move of the wrapper too: a Metal primary writes into a new buffer, and the
         # wrapper's scalar fast path (bound to the primary's old view) must not write
-        # into the old one meanwhile (a second adversarial run lost such writes); its
+        # into the old one meanwhile (such writes would be lost); its
         # writers see the gate replaced and write again under the lock.
         with self._move("scatter", guard=False):
             self._primary._raw_scatter(base, mapping, source)

@@ -1,4 +1,4 @@
-"""Processes (issue 13, CONTRACT section 7): fork, killed and terminated processes,
+"""Processes (CONTRACT section 7): fork, killed and terminated processes,
 PID namespaces, full disks and file-size limits.
 
 Every scenario runs in a fresh interpreter with a private ``TMPDIR`` (so session
