@@ -180,7 +180,6 @@ _STORES: Final[dict[str, Callable[[npt.NDArray[Any], DType], Carrier] | None]] =
 }
 
 
-
 class HostBackend:
     """NumPy through ``array_api_compat``: the compute of one host carrier kind.
 
@@ -432,4 +431,3 @@ def describe(kind: str) -> str:
         ``kind``.
     """
     return kind
-

@@ -507,7 +507,8 @@ SITUATIONS: list[tuple[str, type[Exception], Callable[..., object], list[str]]] 
             r"numpy\.bool_ scalars are refused",
             r"bool\(x\)",
         ],
-    ),    (
+    ),
+    (
         "unknown_device",
         ValueError,
         lambda: _array_api_device("gpu"),
