@@ -144,7 +144,7 @@ _FILE_PROTOTYPES: dict[type[Carrier], Carrier] = {}
 
 
 def _file_prototype(dtype: DType) -> Carrier:
-    kind = carrier_for("FileBacked", dtype)
+    kind: Any = carrier_for("FileBacked", dtype)
     found = _FILE_PROTOTYPES.get(kind)
     if found is None:
         found = kind(dtype=DType.Float32)
