@@ -136,11 +136,17 @@ def _count(shape: Any, axis: Any) -> int:
     return count
 
 
+#: MLX's real floating dtypes, and with them its complex one (which mean and the
+#: moments keep; only integers and bool are summed in float32).
+_REAL_FLOATS: Final = frozenset({mx.float32, mx.float64, mx.float16, mx.bfloat16})
+_INEXACT: Final = _REAL_FLOATS | {mx.complex64}
+
+
 def _moment(name: str) -> Callable[..., Any]:
     moment = getattr(mx, name)
 
     def func(x: Any, axis: Any = None, correction: float = 0.0, keepdims: bool = False) -> Any:
-        if x.dtype != mx.float32:
+        if x.dtype not in _INEXACT:
             x = x.astype(mx.float32)  # (MLX would sum integers in int32, wrapping)
         if correction == int(correction):
             return moment(x, axis=axis, keepdims=keepdims, ddof=int(correction))
@@ -158,13 +164,13 @@ def _moment(name: str) -> Callable[..., Any]:
 
 
 def mean(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
-    if x.dtype != mx.float32:
+    if x.dtype not in _INEXACT:
         x = x.astype(mx.float32)  # (MLX would sum integers in int32, wrapping)
     return mx.mean(x, axis=axis, keepdims=keepdims)
 
 
 def sign(x: Any) -> Any:
-    if x.dtype != mx.float32:
+    if x.dtype not in _REAL_FLOATS:
         # (MLX's sign of bool is its operand itself: a copy)
         return mx.array(x) if x.dtype == mx.bool_ else mx.sign(x)
     return mx.where(mx.isnan(x), x, mx.sign(x))  # (MLX's sign(NaN) is 0)
