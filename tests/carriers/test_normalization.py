@@ -460,13 +460,13 @@ def test_the_table_has_no_row_for_other_dtypes() -> None:
     from stridewave.carriers import _normalize
 
     for call in (
-        lambda: _normalize.scalar_normalizer(DType.Float64),
-        lambda: _normalize.storage_numpy_dtype(DType.Float64),
+        lambda: _normalize.scalar_normalizer(DType.E4M3),
+        lambda: _normalize.storage_numpy_dtype(DType.E4M3),
         lambda: _normalize.normalize_array(
-            DType.Float64, np.zeros(1, np.float32), np.dtype(np.float64)
+            DType.E4M3, np.zeros(1, np.float32), np.dtype(np.float64)
         ),
     ):
-        with pytest.raises(ValueError, match="Float64") as info:
+        with pytest.raises(ValueError, match="E4M3") as info:
             call()
         assert "DType.Float32, DType.Int32 or DType.Bool" in str(info.value)
 
