@@ -43,7 +43,14 @@ from stridewave.array_api import _dtypes, _messages
 from stridewave.array_api._backend import Adopted, check_bounds, contiguous_layout
 from stridewave.carriers import Carrier, Evictable, Metal
 from stridewave.carriers._extension import carrier_for, metal_storage_dtypes
-from stridewave.carriers._metal import DEVICE_ENV, _import_mlx, _select_device, metal_runtime
+from stridewave.carriers._metal import (
+    _FORKED_AFTER_MLX,
+    DEVICE_ENV,
+    _import_mlx,
+    _require_mlx_alive,
+    _select_device,
+    metal_runtime,
+)
 from stridewave.dtypes import DType
 
 if TYPE_CHECKING:
@@ -270,7 +277,12 @@ class MLXBackend:
         return self._to_mx[_dtypes.accumulator_dtype(dtype, DType.Int32, _UINT32)]
 
     def stream(self) -> Any:
-        """Return a context that runs the enclosed MLX calls on the Metal carriers' device."""
+        """Return a context that runs the enclosed MLX calls on the Metal carriers' device.
+
+        Raises ``RuntimeError`` (naming the ``spawn`` start method) in a child forked
+        after MLX started, where MLX work would hang or crash.
+        """
+        _require_mlx_alive("run MLX work")
         device, _name = _mlx_device()
         return self.mx.stream(device)
 
@@ -278,6 +290,7 @@ class MLXBackend:
 
     def read(self, tensor: Tensor) -> Any:
         """Return the Tensor's values as an MLX array (no host copy); note the read."""
+        _require_mlx_alive("read a Metal array")
         carrier = tensor._carrier
         if type(carrier) is Metal:
             storage = carrier.mlx_array
@@ -668,6 +681,7 @@ def _direct(backend: MLXBackend, name: str) -> Callable[..., Adopted | None] | N
     impl = _implementation(backend, entry, name)
     array_type, stream, complete, logical = mx.array, mx.stream, backend.complete, backend._logical
     needs_host = backend.shims.NeedsHost
+    forked = _FORKED_AFTER_MLX  # (one flag: a direct call never reaches stream())
 
     def run(
         operands: tuple[Any, ...],
@@ -676,6 +690,8 @@ def _direct(backend: MLXBackend, name: str) -> Callable[..., Adopted | None] | N
         other: Metal | None,
         shape: tuple[int, ...] | None = None,
     ) -> Adopted | None:
+        if forked[0]:
+            _require_mlx_alive("run MLX work")
         mx_device = carrier.mlx_device
         try:
             with stream(mx_device):

@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import os
 import sys
+import weakref
 from typing import Any, ClassVar, Final
 
 import numpy as np
@@ -120,11 +121,21 @@ class _Unavailable(RuntimeError):
 _FORKED_AFTER_MLX: Final[list[bool]] = [False]
 
 
+#: Metal carriers holding a host view of GPU memory. On CUDA that is managed memory a
+#: forked child cannot touch (SIGSEGV), so the at-fork hook drops those views: the
+#: child's next host access then raises the after-fork RuntimeError instead.
+_GPU_VIEWS: Final[weakref.WeakSet[Metal]] = weakref.WeakSet()
+
+
 def _after_fork_in_child() -> None:
     # Imported counts as started: the library imports MLX only to work with it, and
     # user code that imported it may have evaluated arrays the library cannot see.
     if "mlx.core" in sys.modules:
         _FORKED_AFTER_MLX[0] = True
+        for carrier in list(_GPU_VIEWS):  # (single-threaded here: no lock needed)
+            if carrier._viewed:
+                carrier._drop_view()
+                carrier._bind_backend()
 
 
 if hasattr(os, "register_at_fork"):
@@ -168,6 +179,10 @@ def _gpu_backend(mx: Any) -> str | None:
     return None
 
 
+#: MLX's CPU device once a carrier selected a device (compared by ``_take_view``).
+_CPU_DEVICE: Final[list[Any]] = [None]
+
+
 def _select_device(mx: Any) -> tuple[Any, str]:
     """Return ``(mlx device, description)`` per ``STRIDEWAVE_METAL_DEVICE``.
 
@@ -177,6 +192,8 @@ def _select_device(mx: Any) -> tuple[Any, str]:
         If the variable holds an unknown value, or no GPU runtime exists and the
         variable does not ask for the CPU device.
     """
+    if _CPU_DEVICE[0] is None:
+        _CPU_DEVICE[0] = mx.Device(mx.cpu)
     choice = os.environ.get(DEVICE_ENV, "").strip().lower()
     if choice == "cpu":
         return mx.Device(mx.cpu), "MLX CPU device (STRIDEWAVE_METAL_DEVICE=cpu, testing aid)"
@@ -554,6 +571,8 @@ class Metal(_ArrayCarrier):
             return False
         self._array = view
         self._viewed = True
+        if self._device != _CPU_DEVICE[0]:
+            _GPU_VIEWS.add(self)
         self._bind_backend()
         current = self._mx_array
         if pending:

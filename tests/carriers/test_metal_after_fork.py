@@ -25,6 +25,7 @@ import stridewave.array_api as xp
 from stridewave import CPU, DType, FileBacked, Layout, Metal, Tensor
 
 METAL = xp.Device("Metal")
+ON_GPU = os.environ.get("STRIDEWAVE_METAL_DEVICE", "").strip().lower() != "cpu"
 
 def in_child(body):
     pid = os.fork()
@@ -80,8 +81,12 @@ def child():
     }
     for name, action in checks.items():
         assert refused(action), name + " was not refused"
-    viewed[1] = 5.0                                    # host reads and writes go on
-    assert viewed[0] == 1.0 and viewed[1] == 5.0
+    if ON_GPU:  # the inherited view is GPU memory the child cannot touch: refused
+        assert refused(lambda: viewed.__setitem__(1, 5.0)), "a GPU host write"
+        assert refused(lambda: viewed[0]), "a GPU host read"
+    else:  # MLX's CPU device: the inherited host view is the child's own copy
+        viewed[1] = 5.0
+        assert viewed[0] == 1.0 and viewed[1] == 5.0
     c = CPU(3); c[2] = 4.0
     f = FileBacked(dtype=DType.Float32).new_like([1.0, 2.0]); f[0] = 3.0
     assert (c[2], f[0]) == (4.0, 3.0)
