@@ -121,9 +121,10 @@ class _Unavailable(RuntimeError):
 _FORKED_AFTER_MLX: Final[list[bool]] = [False]
 
 
-#: Metal carriers holding a host view of GPU memory. On CUDA that is managed memory a
-#: forked child cannot touch (SIGSEGV), so the at-fork hook drops those views: the
-#: child's next host access then raises the after-fork RuntimeError instead.
+#: Metal carriers holding a host view of memory an MLX build with a GPU runtime
+#: allocated. MLX's CUDA build allocates every array (its CPU device's too) in managed
+#: memory a forked child cannot touch (SIGSEGV), so the at-fork hook drops those views:
+#: the child's next host access then raises the after-fork RuntimeError instead.
 _GPU_VIEWS: Final[weakref.WeakSet[Metal]] = weakref.WeakSet()
 
 
@@ -179,8 +180,9 @@ def _gpu_backend(mx: Any) -> str | None:
     return None
 
 
-#: MLX's CPU device once a carrier selected a device (compared by ``_take_view``).
-_CPU_DEVICE: Final[list[Any]] = [None]
+#: Whether MLX has a GPU runtime (Apple Metal or CUDA), known once a carrier selected
+#: its device (read by ``_take_view``).
+_GPU_BUILD: Final[list[bool]] = [False]
 
 
 def _select_device(mx: Any) -> tuple[Any, str]:
@@ -192,8 +194,7 @@ def _select_device(mx: Any) -> tuple[Any, str]:
         If the variable holds an unknown value, or no GPU runtime exists and the
         variable does not ask for the CPU device.
     """
-    if _CPU_DEVICE[0] is None:
-        _CPU_DEVICE[0] = mx.Device(mx.cpu)
+    _GPU_BUILD[0] = _gpu_backend(mx) is not None
     choice = os.environ.get(DEVICE_ENV, "").strip().lower()
     if choice == "cpu":
         return mx.Device(mx.cpu), "MLX CPU device (STRIDEWAVE_METAL_DEVICE=cpu, testing aid)"
@@ -571,7 +572,7 @@ class Metal(_ArrayCarrier):
             return False
         self._array = view
         self._viewed = True
-        if self._device != _CPU_DEVICE[0]:
+        if _GPU_BUILD[0]:
             _GPU_VIEWS.add(self)
         self._bind_backend()
         current = self._mx_array

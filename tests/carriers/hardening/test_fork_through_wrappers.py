@@ -196,7 +196,7 @@ def test_array_api_writes_over_a_forked_evictable_stay_in_the_child(
             over_file[3] = 42.0                        # through the carrier: the child's copy
             assert np.asarray(read_only)[3] == 42.0 and float(xp.sum(read_only)) == 67.0
             writable[3] = 42.0
-            writable[5:7] = xp.asarray([50.0, 60.0])
+            writable[5:7] = xp.asarray([50.0, 60.0], dtype=xp.float32)
             assert np.asarray(writable).tolist() == [0, 1, 2, 42, 4, 50, 60, 7]
             spilled.evict()
             assert spilled.secondary.path != secondary_path
