@@ -61,11 +61,27 @@ def _clip(x: Any, /, min: Any = None, max: Any = None) -> Any:
     return cnp.clip(x, min, max)
 
 
+def _floor_divide(x1: Any, x2: Any, /) -> Any:
+    """``floor_divide`` on host: one infinite operand gives the quotient's infinity or zero.
+
+    NumPy answers ``inf // 2`` with NaN and ``1 // -inf`` with -1; the standard asks
+    for the signed infinity and the signed zero, which ``x1 / x2`` is there.
+    """
+    out = cnp.floor_divide(x1, x2)
+    if out.dtype.kind == "f":
+        one_infinite = np.isinf(x1) != np.isinf(x2)
+        if one_infinite.any():
+            with np.errstate(all="ignore"):
+                out = np.where(one_infinite, np.true_divide(x1, x2, dtype=out.dtype), out)
+    return out
+
+
 class _Namespace:
     """``array_api_compat.numpy`` with the host's few shims (an attribute each, once)."""
 
     def __init__(self) -> None:
         self.clip = _clip
+        self.floor_divide = _floor_divide
         self.linalg = cnp.linalg
         self.fft = cnp.fft
 

@@ -170,6 +170,26 @@ def sign(x: Any) -> Any:
     return mx.where(mx.isnan(x), x, mx.sign(x))  # (MLX's sign(NaN) is 0)
 
 
+def sin(x: Any) -> Any:
+    # (MLX's sin(-0.0) is +0.0; sin(x) is x at either zero)
+    return mx.where(mx.equal(x, 0), x, mx.sin(x))
+
+
+def _remainder(x1: Any, x2: Any) -> Any:
+    """Floating ``remainder`` whose zeros take the divisor's sign, as the standard's do.
+
+    MLX gives a zero result the dividend's sign (``-0.0 % 3`` is -0.0, ``0.0 % -3``
+    is +0.0).
+    """
+    out = mx.remainder(x1, x2)
+    dtype = out.dtype
+    if type(x2) is float or type(x2) is int or type(x2) is bool:
+        zero: Any = mx.array(-0.0 if x2 < 0 else 0.0, dtype)
+    else:
+        zero = mx.where(mx.less(x2, 0), mx.array(-0.0, dtype), mx.array(0.0, dtype))
+    return mx.where(mx.equal(out, 0), zero, out)
+
+
 def _cumulative(name: str, initial: int) -> Callable[..., Any]:
     def func(x: Any, axis: Any = None, dtype: Any = None, include_initial: bool = False) -> Any:
         if axis is None:
@@ -423,18 +443,20 @@ def _integral(value: Any) -> bool:
     return type(value) is int
 
 
-def _int_division(name: str) -> Callable[..., Any]:
+def _int_division(name: str, floating: Callable[..., Any] | None = None) -> Callable[..., Any]:
     """Integer ``floor_divide``/``remainder`` that survive ``INT32_MIN`` by ``-1``.
 
     MLX divides integers with the CPU's instruction, which traps on the one quotient
     that overflows (SIGFPE kills the process). A divisor of -1 is answered without
-    dividing: ``-x1`` (wrapping, as NumPy's ``INT32_MIN // -1``) and 0.
+    dividing: ``-x1`` (wrapping, as NumPy's ``INT32_MIN // -1``) and 0. Floating
+    operands go to ``floating`` (default: MLX's function).
     """
     divide = getattr(mx, name)
+    inexact = divide if floating is None else floating
 
     def func(x1: Any, x2: Any) -> Any:
         if not (_integral(x1) and _integral(x2)):
-            return divide(x1, x2)
+            return inexact(x1, x2)
         by_minus_one = mx.equal(x2, -1)
         out = divide(x1, mx.where(by_minus_one, 1, x2))
         instead = mx.negative(x1) if name == "floor_divide" else mx.zeros_like(out)
@@ -538,7 +560,7 @@ MAIN: Final[dict[str, str | Callable[..., Any]]] = {
     "reciprocal": "reciprocal",
     "round": "round",
     "sign": sign,
-    "sin": "sin",
+    "sin": sin,
     "sinh": "sinh",
     "square": "square",
     "sqrt": "sqrt",
@@ -568,7 +590,7 @@ MAIN: Final[dict[str, str | Callable[..., Any]]] = {
     "multiply": "multiply",
     "not_equal": "not_equal",
     "pow": "power",
-    "remainder": _int_division("remainder"),
+    "remainder": _int_division("remainder", _remainder),
     "subtract": "subtract",
     "clip": clip,
     # creation
