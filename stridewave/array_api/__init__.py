@@ -1,8 +1,10 @@
 """``stridewave.array_api``: the Python array API standard (2024.12) over carriers.
 
-A namespace in the sense of the standard, for the dtypes carriers store (bool,
-int32, float32; default integer int32, default float float32), whose arrays are
-Tensors on carriers and whose devices are carrier kinds (CONTRACT section 9)::
+A namespace in the sense of the standard, with the standard's thirteen dtypes
+(registered as descriptors when this module is first imported), whose arrays are
+Tensors on carriers and whose devices are places (CONTRACT section 9): each device
+stores what its backend computes (host devices all thirteen, Metal what MLX has on
+its device) and has its backend's default dtypes (NumPy's on host, MLX's on Metal)::
 
     import stridewave.array_api as xp
     x = xp.asarray([1.0, 2.0, 3.0])              # a CPU carrier
@@ -162,14 +164,24 @@ from stridewave.array_api._functions import (
     zeros,
     zeros_like,
 )
+from stridewave.array_api._dtypes import DTYPES as _DTYPES
 from stridewave.array_api._info import __array_namespace_info__
-from stridewave.dtypes import DType
 
 __array_api_version__: Final = "2024.12"
 
-bool: Final = DType.Bool
-int32: Final = DType.Int32
-float32: Final = DType.Float32
+bool: Final = _DTYPES["bool"]
+int8: Final = _DTYPES["int8"]
+int16: Final = _DTYPES["int16"]
+int32: Final = _DTYPES["int32"]
+int64: Final = _DTYPES["int64"]
+uint8: Final = _DTYPES["uint8"]
+uint16: Final = _DTYPES["uint16"]
+uint32: Final = _DTYPES["uint32"]
+uint64: Final = _DTYPES["uint64"]
+float32: Final = _DTYPES["float32"]
+float64: Final = _DTYPES["float64"]
+complex64: Final = _DTYPES["complex64"]
+complex128: Final = _DTYPES["complex128"]
 
 e: Final = 2.718281828459045
 pi: Final = 3.141592653589793
@@ -178,8 +190,8 @@ nan: Final = float("nan")
 newaxis: Final = None
 
 __all__ = [
-    "DEFAULT_DEVICE_ENV",
     "Array",
+    "DEFAULT_DEVICE_ENV",
     "Device",
     "__array_api_version__",
     "__array_namespace_info__",
@@ -212,6 +224,8 @@ __all__ = [
     "can_cast",
     "ceil",
     "clip",
+    "complex128",
+    "complex64",
     "concat",
     "conj",
     "copysign",
@@ -235,6 +249,7 @@ __all__ = [
     "finfo",
     "flip",
     "float32",
+    "float64",
     "floor",
     "floor_divide",
     "from_dlpack",
@@ -246,7 +261,10 @@ __all__ = [
     "iinfo",
     "imag",
     "inf",
+    "int16",
     "int32",
+    "int64",
+    "int8",
     "isdtype",
     "isfinite",
     "isinf",
@@ -256,9 +274,9 @@ __all__ = [
     "linalg",
     "linspace",
     "log",
+    "log10",
     "log1p",
     "log2",
-    "log10",
     "logaddexp",
     "logical_and",
     "logical_not",
@@ -318,6 +336,10 @@ __all__ = [
     "tril",
     "triu",
     "trunc",
+    "uint16",
+    "uint32",
+    "uint64",
+    "uint8",
     "unique_all",
     "unique_counts",
     "unique_inverse",

@@ -16,16 +16,27 @@ from typing import TYPE_CHECKING, Any, Final
 from typing_extensions import Self
 
 from stridewave.array_api import _messages
-from stridewave.carriers import CPU, Carrier, Evictable, FileBacked, Generic, Metal
+from stridewave.carriers import CPU, Carrier, FileBacked, Generic, Metal
+from stridewave.carriers import _messages as _carrier_messages
+from stridewave.carriers._extension import (
+    CPUExtension,
+    FileBackedExtension,
+    GenericExtension,
+    MetalExtension,
+    carrier_for,
+    device_of,
+)
 
 if TYPE_CHECKING:
     from stridewave.array_api._backend import Backend
+    from stridewave.dtypes import DType
 
 __all__ = [
     "DEFAULT_DEVICE_ENV",
     "Device",
     "as_device",
     "carrier_device",
+    "check_dtype",
     "default_device",
     "set_default_device",
 ]
@@ -43,6 +54,9 @@ _NAMES: Final = {
     "metal": "Metal",
     "mlx": "Metal",
 }
+
+#: The device names, as ``Device.kind`` spells them.
+_CANONICAL: Final = ("CPU", "FileBacked", "Generic", "Metal")
 
 #: The module whose ``backend(kind)`` builds each kind's backend.
 _BACKENDS: Final = {
@@ -70,15 +84,17 @@ class Device:
     Raises
     ------
     ValueError
-        If ``kind`` names no carrier kind.
+        If ``kind`` names no device; the message lists the devices and guesses the
+        one meant (``"gpu"``: Metal).
 
     Notes
     -----
-    There is one Device object per kind: devices compare equal by kind. Arrays of one
-    device live in carriers of that kind: ``Device("CPU")`` in
-    :class:`~stridewave.CPU`, ``Device("FileBacked")`` in
-    :class:`~stridewave.FileBacked` (bool arrays, which FileBacked cannot store, in
-    CPU carriers), ``Device("Metal")`` in :class:`~stridewave.Metal` on the MLX
+    There is one Device object per place: devices compare equal by kind. A device
+    is a place, not a class: its Arrays live in the device's spec carrier where it
+    stores the dtype (:class:`~stridewave.CPU`, :class:`~stridewave.FileBacked`,
+    :class:`~stridewave.Generic`, :class:`~stridewave.Metal`), else in its extension
+    carrier (``CPUExtension`` ...); Tensors over opened ``.npy`` files
+    (:class:`~stridewave.NpyFile`) are on FileBacked. ``Device("Metal")`` is the MLX
     device that ``STRIDEWAVE_METAL_DEVICE`` selects. Implements the devices of
     CONTRACT section 9.
     """
@@ -98,7 +114,9 @@ class Device:
     def __new__(cls, kind: object) -> Self:
         name = _NAMES.get(kind.strip().lower()) if isinstance(kind, str) else None
         if name is None:
-            raise ValueError(_messages.unknown_device(kind))
+            raise ValueError(
+                _carrier_messages.unknown_device(kind, _CANONICAL, dict(_NAMES))
+            )
         found = cls._INSTANCES.get(name)
         if found is None:
             with _lock:
@@ -180,6 +198,10 @@ _KIND_DEVICE: Final[dict[type, Device]] = {
     FileBacked: FILE_DEVICE,
     Generic: GENERIC_DEVICE,
     Metal: METAL_DEVICE,
+    CPUExtension: CPU_DEVICE,
+    FileBackedExtension: FILE_DEVICE,
+    GenericExtension: GENERIC_DEVICE,
+    MetalExtension: METAL_DEVICE,
 }
 
 _default: list[Device] = []
@@ -258,7 +280,7 @@ def as_device(device: object) -> Device:
 
 
 def carrier_device(carrier: Carrier) -> Device:
-    """Return the device of ``carrier``: its kind (an Evictable: its primary's).
+    """Return the device of ``carrier``: the place its storage is, whatever its class.
 
     Parameters
     ----------
@@ -268,20 +290,39 @@ def carrier_device(carrier: Carrier) -> Device:
     Returns
     -------
     Device
-        Its device.
+        Its device: a spec carrier's or extension carrier's own, FileBacked for an
+        opened ``.npy`` (NpyFile), an Evictable's primary tier's.
 
     Raises
     ------
     TypeError
-        If no device computes on the carrier's kind.
+        If no device computes on the carrier's kind (a user's own kind).
     """
     kind = type(carrier)
     found = _KIND_DEVICE.get(kind)
     if found is not None:
         return found
-    if isinstance(carrier, Evictable):
-        return carrier_device(carrier.primary)
-    for base, dev in _KIND_DEVICE.items():
-        if isinstance(carrier, base):
-            return dev
-    raise TypeError(_messages.no_device_for_carrier(kind))
+    try:
+        return Device(device_of(carrier))
+    except TypeError:
+        raise TypeError(_messages.no_device_for_carrier(kind)) from None
+
+
+def check_dtype(device: Device, dtype: DType) -> None:
+    """Raise TypeError when ``device`` does not store ``dtype``.
+
+    Parameters
+    ----------
+    device : Device
+        The device asked.
+    dtype : DType
+        A namespace dtype.
+
+    Raises
+    ------
+    TypeError
+        If the device lacks ``dtype``; the message names the device, the dtypes it
+        has and a device that has ``dtype`` (CONTRACT section 9).
+    """
+    if dtype not in device.backend.dtypes():
+        carrier_for(device.kind, dtype)  # (raises the message)

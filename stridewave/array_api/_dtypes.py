@@ -1,12 +1,17 @@
 """Data types of :mod:`stridewave.array_api`: the descriptors themselves, and their rules.
 
 The namespace's dtype objects *are* the stridewave descriptors
-(``xp.float32 is DType.Float32``). Only the three dtypes carriers store exist
-here: ``bool``, ``int32`` and ``float32`` (CONTRACT section 9); any other dtype
-requested raises ``TypeError``. Promotion follows the array API standard inside a
-kind and, across kinds (which the standard leaves undefined), goes up the order
-bool < int32 < float32, as NumPy does once its ``float64`` is narrowed back to
-``float32``.
+(``xp.float32 is DType.Float32``): the standard's thirteen, the built-ins where the
+dtype spec has one and the standard's extension descriptors for the others, which
+this module registers when the namespace is first imported
+(:func:`stridewave.dtypes.register_standard_dtypes`; CONTRACT section 9).
+
+Promotion follows the array API standard's table inside a kind (booleans, signed and
+unsigned integers together, real floating, complex floating with real floating), and
+NumPy's rules across kinds, which the standard leaves undefined: an integer and a
+floating dtype give NumPy's answer (``int32`` with ``float32`` is ``float64``,
+``int8`` with ``float32`` is ``float32``), ``uint64`` with a signed integer is
+``float64``. Python scalars are weak: they take the array's dtype.
 """
 
 from __future__ import annotations
@@ -17,10 +22,11 @@ from typing import Any, Final
 import numpy as np
 
 from stridewave.array_api import _messages
-from stridewave.dtypes import DType
+from stridewave.dtypes import DType, register_standard_dtypes
 
 __all__ = [
     "DTYPES",
+    "accumulator_dtype",
     "as_dtype",
     "can_cast",
     "finfo",
@@ -28,24 +34,38 @@ __all__ = [
     "iinfo",
     "isdtype",
     "numpy_dtype",
+    "promote",
     "result_type",
 ]
+
+#: Every dtype of the namespace, by its array API name, in the standard's order.
+DTYPES: Final[dict[str, DType]] = dict(register_standard_dtypes())
 
 bool_: Final = DType.Bool
 int32: Final = DType.Int32
 float32: Final = DType.Float32
-
-#: Every dtype of the namespace, by its array API name.
-DTYPES: Final[dict[str, DType]] = {"bool": bool_, "int32": int32, "float32": float32}
+float64: Final = DType.Float64
 
 _TO_NUMPY: Final[dict[DType, np.dtype[Any]]] = {
-    bool_: np.dtype(np.bool_),
-    int32: np.dtype(np.int32),
-    float32: np.dtype(np.float32),
+    dtype: np.dtype(name if name != "bool" else np.bool_) for name, dtype in DTYPES.items()
 }
 _FROM_NUMPY: Final[dict[np.dtype[Any], DType]] = {v: k for k, v in _TO_NUMPY.items()}
-_RANK: Final[dict[DType, int]] = {bool_: 0, int32: 1, float32: 2}
-_BY_RANK: Final = (bool_, int32, float32)
+_KNOWN: Final = frozenset(DTYPES.values())
+
+_SIGNED: Final = tuple(DTYPES[n] for n in ("int8", "int16", "int32", "int64"))
+_UNSIGNED: Final = tuple(DTYPES[n] for n in ("uint8", "uint16", "uint32", "uint64"))
+_REAL: Final = (DTYPES["float32"], DTYPES["float64"])
+_COMPLEX: Final = (DTYPES["complex64"], DTYPES["complex128"])
+
+_KINDS: Final[dict[str, frozenset[DType]]] = {
+    "bool": frozenset({bool_}),
+    "signed integer": frozenset(_SIGNED),
+    "unsigned integer": frozenset(_UNSIGNED),
+    "integral": frozenset(_SIGNED + _UNSIGNED),
+    "real floating": frozenset(_REAL),
+    "complex floating": frozenset(_COMPLEX),
+    "numeric": frozenset(_SIGNED + _UNSIGNED + _REAL + _COMPLEX),
+}
 
 
 def _refuse(dtype: object) -> TypeError:
@@ -58,21 +78,21 @@ def as_dtype(dtype: object) -> DType:
     Parameters
     ----------
     dtype : DType or numpy dtype-like
-        ``xp.float32`` (the descriptor), or a NumPy dtype such as ``numpy.float32``.
+        ``xp.float64`` (the descriptor), or a NumPy dtype such as ``numpy.float64``.
 
     Returns
     -------
     DType
-        One of ``DType.Bool``, ``DType.Int32``, ``DType.Float32``.
+        One of the standard's thirteen descriptors.
 
     Raises
     ------
     TypeError
-        If ``dtype`` is any other dtype (``float64``, ``int8``, a category ...).
+        If ``dtype`` is any other dtype (``float16``, a category, a structured dtype).
     """
-    if dtype is float32 or dtype is int32 or dtype is bool_:
-        return dtype
     if isinstance(dtype, DType):
+        if dtype in _KNOWN:
+            return dtype
         raise _refuse(dtype)
     try:
         found = _FROM_NUMPY.get(np.dtype(dtype))  # type: ignore[call-overload]
@@ -84,7 +104,7 @@ def as_dtype(dtype: object) -> DType:
 
 
 def numpy_dtype(dtype: DType) -> np.dtype[Any]:
-    """Return the NumPy dtype storing ``dtype`` (``float32``, ``int32`` or ``bool``)."""
+    """Return the NumPy dtype storing ``dtype`` (e.g. ``numpy.dtype("int64")`` for Int64)."""
     return _TO_NUMPY[dtype]
 
 
@@ -94,21 +114,25 @@ def from_numpy(np_dtype: np.dtype[Any]) -> DType | None:
 
 
 def narrow(np_dtype: np.dtype[Any]) -> DType:
-    """Return the namespace dtype a backend result of ``np_dtype`` is narrowed to.
+    """Return the namespace dtype a backend result of ``np_dtype`` is held as.
 
-    ``float64`` (and any floating dtype) becomes ``float32``, any integer ``int32``,
-    booleans stay ``bool``; complex results are refused with ``TypeError``.
+    Every standard NumPy dtype is itself; ``float16`` (which no standard dtype is)
+    becomes ``float32``, any other bool, integer or floating width the standard
+    dtype of its kind and size where there is one.
+
+    Raises
+    ------
+    TypeError
+        If no standard dtype holds ``np_dtype`` (``longdouble``, strings, objects).
     """
     found = _FROM_NUMPY.get(np_dtype)
     if found is not None:
         return found
-    kind = np_dtype.kind
-    if kind == "b":
-        return bool_
-    if kind in "iu":
-        return int32
-    if kind == "f":
+    if np_dtype.kind == "f" and np_dtype.itemsize < 4:
         return float32
+    found = _FROM_NUMPY.get(np_dtype.newbyteorder("="))
+    if found is not None:
+        return found
     raise TypeError(_messages.unheld_result_dtype(np_dtype))
 
 
@@ -118,6 +142,35 @@ def _dtype_of(value: object) -> DType | None:
     if dtype is None:
         return None
     return as_dtype(dtype)
+
+
+def promote(d1: DType, d2: DType) -> DType:
+    """Return the promotion of two namespace dtypes (the standard's table, NumPy's across kinds).
+
+    Parameters
+    ----------
+    d1, d2 : DType
+        Namespace dtypes.
+
+    Returns
+    -------
+    DType
+        The promoted dtype.
+    """
+    if d1 is d2:
+        return d1
+    return _FROM_NUMPY[np.promote_types(_TO_NUMPY[d1], _TO_NUMPY[d2])]
+
+
+def _scalar_fits(scalar: object, dtype: DType) -> bool:
+    """Whether a Python scalar may take ``dtype`` (the standard's weak scalars)."""
+    if isinstance(scalar, bool):
+        return True
+    if isinstance(scalar, int):
+        return dtype is not bool_
+    if isinstance(scalar, float):
+        return dtype in _KINDS["real floating"] or dtype in _KINDS["complex floating"]
+    return dtype in _KINDS["real floating"] or dtype in _KINDS["complex floating"]
 
 
 def result_type(*arrays_and_dtypes: object) -> DType:
@@ -132,7 +185,9 @@ def result_type(*arrays_and_dtypes: object) -> DType:
     Returns
     -------
     DType
-        The promoted dtype: the highest of bool < int32 < float32 present.
+        The promoted dtype: the standard's table inside a kind, NumPy's rules across
+        kinds (module docstring). A Python complex next to a real floating dtype gives
+        the complex dtype of its precision.
 
     Raises
     ------
@@ -140,7 +195,7 @@ def result_type(*arrays_and_dtypes: object) -> DType:
         If no array or dtype is given, a dtype is not of this namespace, or a Python
         scalar cannot take the array dtype (a float with an integer array).
     """
-    ranks: list[int] = []
+    result: DType | None = None
     scalars: list[object] = []
     for item in arrays_and_dtypes:
         if isinstance(item, (bool, int, float, complex)):
@@ -148,13 +203,14 @@ def result_type(*arrays_and_dtypes: object) -> DType:
             continue
         dtype = as_dtype(item) if not hasattr(item, "dtype") else _dtype_of(item)
         assert dtype is not None
-        ranks.append(_RANK[dtype])
-    if not ranks:
+        result = dtype if result is None else promote(result, dtype)
+    if result is None:
         raise TypeError(_messages.result_type_of_nothing(arrays_and_dtypes))
-    result = _BY_RANK[max(ranks)]
     for scalar in scalars:
-        if isinstance(scalar, complex) or (isinstance(scalar, float) and result is not float32):
+        if not _scalar_fits(scalar, result):
             raise TypeError(_messages.scalar_of_other_kind(scalar, result))
+        if isinstance(scalar, complex) and result in _KINDS["real floating"]:
+            result = DTYPES["complex64"] if result is float32 else DTYPES["complex128"]
     return result
 
 
@@ -171,8 +227,9 @@ def can_cast(from_: object, to: object, /) -> bool:
     Returns
     -------
     bool
-        ``True`` when ``from_`` and ``to`` are equal, or of one kind with ``to`` at
-        least as wide (bool, int32 and float32 are each alone in their kind here).
+        ``True`` when promoting ``from_`` with ``to`` gives ``to`` under the standard's
+        table (inside a kind, or real floating to complex floating); across the other
+        kinds (integer to floating, which the standard leaves undefined) ``False``.
 
     Raises
     ------
@@ -180,18 +237,17 @@ def can_cast(from_: object, to: object, /) -> bool:
         If a dtype is not one of this namespace's.
     """
     source = _dtype_of(from_) if hasattr(from_, "dtype") else as_dtype(from_)
-    return source is as_dtype(to)
-
-
-_KINDS: Final[dict[str, tuple[DType, ...]]] = {
-    "bool": (bool_,),
-    "signed integer": (int32,),
-    "unsigned integer": (),
-    "integral": (int32,),
-    "real floating": (float32,),
-    "complex floating": (),
-    "numeric": (int32, float32),
-}
+    target = as_dtype(to)
+    if source is target:
+        return True
+    if source is bool_ or target is bool_:
+        return False
+    floating = _KINDS["real floating"] | _KINDS["complex floating"]
+    if (source in floating) != (target in floating):
+        return False
+    if source in _KINDS["complex floating"] and target in _KINDS["real floating"]:
+        return False
+    return promote(source, target) is target
 
 
 def isdtype(dtype: object, kind: object) -> bool:
@@ -252,18 +308,19 @@ class iinfo_object:
 
 
 def finfo(type: object, /) -> finfo_object:
-    """Return the limits of ``float32`` (array API ``finfo``).
+    """Return the limits of a floating dtype (array API ``finfo``).
 
     Parameters
     ----------
     type : DType or array
-        ``xp.float32`` or a float32 array.
+        A real or complex floating dtype, or an array of one.
 
     Returns
     -------
     finfo_object
         ``bits``, ``eps``, ``max``, ``min``, ``smallest_normal`` (Python floats),
-        ``dtype``.
+        ``dtype``; for a complex dtype, those of its real part (the standard's rule),
+        with ``dtype`` the real floating dtype of that precision.
 
     Raises
     ------
@@ -271,21 +328,27 @@ def finfo(type: object, /) -> finfo_object:
         If the dtype is not floating.
     """
     dtype = _dtype_of(type) if hasattr(type, "dtype") else as_dtype(type)
-    if dtype is not float32:
+    if dtype not in _KINDS["real floating"] and dtype not in _KINDS["complex floating"]:
         raise TypeError(_messages.finfo_needs_float(dtype))
-    info = np.finfo(np.float32)
+    info = np.finfo(_TO_NUMPY[dtype])
+    real = _FROM_NUMPY[np.dtype(info.dtype)]
     return finfo_object(
-        32, float(info.eps), float(info.max), float(info.min), float(info.smallest_normal), dtype
+        info.bits,
+        float(info.eps),
+        float(info.max),
+        float(info.min),
+        float(info.smallest_normal),
+        real,
     )
 
 
 def iinfo(type: object, /) -> iinfo_object:
-    """Return the limits of ``int32`` (array API ``iinfo``).
+    """Return the limits of an integer dtype (array API ``iinfo``).
 
     Parameters
     ----------
     type : DType or array
-        ``xp.int32`` or an int32 array.
+        A signed or unsigned integer dtype, or an array of one.
 
     Returns
     -------
@@ -298,6 +361,35 @@ def iinfo(type: object, /) -> iinfo_object:
         If the dtype is not an integer dtype.
     """
     dtype = _dtype_of(type) if hasattr(type, "dtype") else as_dtype(type)
-    if dtype is not int32:
+    if dtype not in _KINDS["integral"]:
         raise TypeError(_messages.iinfo_needs_int(dtype))
-    return iinfo_object(32, 2**31 - 1, -(2**31), dtype)
+    info = np.iinfo(_TO_NUMPY[dtype])
+    return iinfo_object(info.bits, int(info.max), int(info.min), dtype)
+
+
+def accumulator_dtype(dtype: DType, integral: DType, unsigned: DType) -> DType:
+    """Return the standard's default accumulator of ``sum``/``prod`` over ``dtype``.
+
+    Parameters
+    ----------
+    dtype : DType
+        The input's dtype.
+    integral : DType
+        The device's default integer dtype.
+    unsigned : DType
+        The unsigned integer dtype of the default integer's width.
+
+    Returns
+    -------
+    DType
+        ``dtype`` for floating dtypes; for bool and signed integers the wider of
+        ``dtype`` and ``integral``; for unsigned integers the wider of ``dtype`` and
+        ``unsigned``.
+    """
+    if isdtype(dtype, ("real floating", "complex floating")):
+        return dtype
+    if isdtype(dtype, "unsigned integer"):
+        return promote(dtype, unsigned)
+    if dtype is bool_:
+        return integral
+    return promote(dtype, integral)

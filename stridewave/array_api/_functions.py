@@ -6,9 +6,9 @@ in the namespace of the device's backend (:class:`~stridewave.array_api._backend
 ``array_api_compat.numpy`` for host carriers, ``mlx.core`` and its shims for Metal)
 and adopts the result as a fresh carrier of that device; a device whose backend
 offers direct calls (Metal) tries those first. Nothing is computed here: the only
-work of our own is argument translation (dtype descriptors to backend dtypes, the
-namespace's default dtypes int32/float32) and narrowing a wider backend result
-(NumPy's ``int64`` indices, ``float64`` quotients of integers) to int32/float32.
+work of our own is argument translation (dtype descriptors to backend dtypes, each
+device's default dtypes: NumPy's on the host devices, MLX's on Metal) and the dtype
+rules of the standard (no silent narrowing of data).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from stridewave.array_api._array import (
     wrap_one,
 )
 from stridewave.array_api._backend import Adopted
-from stridewave.array_api._device import Device, as_device, default_device
+from stridewave.array_api._device import Device, as_device, check_dtype, default_device
 from stridewave.array_api._messages import DeviceMismatch
 from stridewave.dtypes import DType
 from stridewave.tensor import Tensor
@@ -50,8 +50,8 @@ _RAISES: Final = """
         If array arguments live on different devices (move one with
         ``x.to_device``), or the backend refuses the arguments (shapes, axes).
     TypeError
-        If a dtype other than bool, int32 or float32 is requested, or an argument
-        has an unsupported type.
+        If a dtype is requested that is not the standard's or that the device does
+        not store, or an argument has an unsupported type.
     RuntimeError
         If an array's carrier is released.
 """
@@ -251,7 +251,7 @@ def _unary(name: str, summary: str) -> Callable[[Any], Array]:
                 if found is not None:
                     return adopted(found, device)
         backend = device.backend
-        if rounding and x.dtype is not DType.Float32:
+        if rounding and not _dtypes.isdtype(x.dtype, ("real floating", "complex floating")):
             # Rounding an integer is the identity (the standard keeps the dtype);
             # NumPy would answer in float64.
             return wrap_one(backend.cast(read(x, device), x.dtype), device)
@@ -341,19 +341,21 @@ def _scalar_operand(name: str, value: object, other: object = None) -> object:
     float next to a float32 array (NumPy's rule, NEP 50) and raises OverflowError next
     to any other (MLX would fail with ``std::bad_cast``).
     """
-    if isinstance(value, np.generic) and value.dtype.kind in "biuf":
+    if isinstance(value, np.generic) and value.dtype.kind in "biufc":
         value = value.item()
-    if isinstance(value, (bool, int, float)):
+    if isinstance(value, (bool, int, float, complex)):
         if (
             isinstance(value, int)
             and not isinstance(value, bool)
             and not _INT32_MIN <= value <= _INT32_MAX
         ):
             dtype = getattr(other, "dtype", None)
-            if dtype is DType.Float32:
+            if dtype is not None and not _dtypes.isdtype(dtype, "integral"):
                 return float(value)
             if dtype is not None:
-                raise OverflowError(_messages.int_out_of_range(name, value, dtype))
+                info = _dtypes.iinfo(dtype)
+                if not info.min <= value <= info.max:
+                    raise OverflowError(_messages.int_out_of_range(name, value, dtype))
         return value
     raise TypeError(_messages.bad_operand(name, value))
 
@@ -550,13 +552,26 @@ def _dtype_or(dtype: object, default: DType) -> DType:
     return default if dtype is None else _dtypes.as_dtype(dtype)
 
 
-def _infer_dtype(value: object) -> DType:
+def _default(device: Device, kind: str) -> DType:
+    """Return the device's default dtype of ``kind`` (its backend's table)."""
+    return device.backend.default_dtypes()[kind]
+
+
+def _infer_dtype(value: object, device: Device) -> DType:
+    if isinstance(value, Tensor):
+        return value.dtype
+    if isinstance(value, np.generic) and _dtypes.from_numpy(value.dtype) is not None:
+        found = _dtypes.from_numpy(value.dtype)
+        assert found is not None
+        return found
     if isinstance(value, (bool, np.bool_)):
         return DType.Bool
     if isinstance(value, (int, np.integer)):
-        return DType.Int32
+        return _default(device, "integral")
     if isinstance(value, (float, np.floating)):
-        return DType.Float32
+        return _default(device, "real floating")
+    if isinstance(value, (complex, np.complexfloating)):
+        return _default(device, "complex floating")
     raise TypeError(_messages.no_dtype_for(value))
 
 
@@ -569,6 +584,7 @@ def _check_shape(shape: object) -> tuple[int, ...]:
 
 
 def _create(name: str, args: tuple[Any, ...], dtype: DType, device: Device, **kwargs: Any) -> Array:
+    check_dtype(device, dtype)
     backend = device.backend
     return wrap_one(
         getattr(backend.ns, name)(*args, dtype=backend.native_dtype(dtype), **kwargs), device
@@ -576,39 +592,41 @@ def _create(name: str, args: tuple[Any, ...], dtype: DType, device: Device, **kw
 
 
 def zeros(shape: Any, *, dtype: Any = None, device: Any = None) -> Array:
-    return _create(
-        "zeros", (_check_shape(shape),), _dtype_or(dtype, DType.Float32), _creation_device(device)
-    )
+    target = _creation_device(device)
+    chosen = _dtype_or(dtype, _default(target, "real floating"))
+    return _create("zeros", (_check_shape(shape),), chosen, target)
 
 
 def ones(shape: Any, *, dtype: Any = None, device: Any = None) -> Array:
-    return _create(
-        "ones", (_check_shape(shape),), _dtype_or(dtype, DType.Float32), _creation_device(device)
-    )
+    target = _creation_device(device)
+    chosen = _dtype_or(dtype, _default(target, "real floating"))
+    return _create("ones", (_check_shape(shape),), chosen, target)
 
 
 def empty(shape: Any, *, dtype: Any = None, device: Any = None) -> Array:
-    return _create(
-        "empty", (_check_shape(shape),), _dtype_or(dtype, DType.Float32), _creation_device(device)
-    )
+    target = _creation_device(device)
+    chosen = _dtype_or(dtype, _default(target, "real floating"))
+    return _create("empty", (_check_shape(shape),), chosen, target)
 
 
 def full(shape: Any, fill_value: Any, *, dtype: Any = None, device: Any = None) -> Array:
-    chosen = _dtype_or(dtype, _infer_dtype(fill_value))
+    target = _creation_device(device)
+    chosen = _dtype_or(dtype, _infer_dtype(fill_value, target))
     _check_fill(fill_value, chosen)
-    return _create("full", (_check_shape(shape), fill_value), chosen, _creation_device(device))
+    return _create("full", (_check_shape(shape), fill_value), chosen, target)
 
 
 def _check_fill(value: object, dtype: DType) -> None:
     if isinstance(value, Tensor):
         return
     if (
-        dtype is DType.Int32
-        and isinstance(value, int)
+        isinstance(value, int)
         and not isinstance(value, bool)
-        and not -(2**31) <= value < 2**31
+        and _dtypes.isdtype(dtype, "integral")
     ):
-        raise OverflowError(_messages.fill_out_of_range(value))
+        info = _dtypes.iinfo(dtype)
+        if not info.min <= value <= info.max:
+            raise OverflowError(_messages.fill_out_of_range(value, dtype))
 
 
 def _like_device(x: Any, device: object) -> Device:
@@ -636,9 +654,9 @@ def full_like(x: Any, /, fill_value: Any, *, dtype: Any = None, device: Any = No
 def eye(
     n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: Any = None, device: Any = None
 ) -> Array:
-    return _create(
-        "eye", (n_rows, n_cols), _dtype_or(dtype, DType.Float32), _creation_device(device), k=k
-    )
+    target = _creation_device(device)
+    chosen = _dtype_or(dtype, _default(target, "real floating"))
+    return _create("eye", (n_rows, n_cols), chosen, target, k=k)
 
 
 def arange(
@@ -647,8 +665,9 @@ def arange(
     ints = builtins.all(
         isinstance(v, int) and not isinstance(v, bool) for v in (start, stop, step) if v is not None
     )
-    chosen = _dtype_or(dtype, DType.Int32 if ints else DType.Float32)
-    return _create("arange", (start, stop, step), chosen, _creation_device(device))
+    target = _creation_device(device)
+    chosen = _dtype_or(dtype, _default(target, "integral" if ints else "real floating"))
+    return _create("arange", (start, stop, step), chosen, target)
 
 
 def linspace(
@@ -661,10 +680,12 @@ def linspace(
     device: Any = None,
     endpoint: bool = True,
 ) -> Array:
-    chosen = _dtype_or(dtype, DType.Float32)
-    return _create(
-        "linspace", (start, stop, num), chosen, _creation_device(device), endpoint=endpoint
+    target = _creation_device(device)
+    complex_bounds = isinstance(start, complex) or isinstance(stop, complex)
+    chosen = _dtype_or(
+        dtype, _default(target, "complex floating" if complex_bounds else "real floating")
     )
+    return _create("linspace", (start, stop, num), chosen, target, endpoint=endpoint)
 
 
 def meshgrid(*arrays: Any, indexing: str = "xy") -> list[Array]:
@@ -698,7 +719,7 @@ def asarray(
     target = _creation_device(device)
     if copy is False:
         return _share(obj, wanted, target)
-    values = _to_numpy(obj, wanted)
+    values = _to_numpy(obj, wanted, target)
     if not values.flags.owndata or values is obj:
         # The carrier adopts ``values``' buffer: never the caller's own memory (only
         # copy=False shares it, above), so writes on either side stay apart.
@@ -723,41 +744,68 @@ def _share(obj: Any, wanted: DType | None, target: Device) -> Array:
     return adopted(target.backend.share(array), target)
 
 
-def _to_numpy(obj: Any, wanted: DType | None) -> np.ndarray[Any, Any]:
-    """Convert an array-like to NumPy with the namespace's dtype rules."""
+#: The dtype to ask for when a device lacks the data's dtype (the one-step narrower).
+_NARROWER: Final = {"float64": "float32", "complex128": "complex64"}
+
+
+def _to_numpy(obj: Any, wanted: DType | None, target: Device) -> np.ndarray[Any, Any]:
+    """Convert an array-like to NumPy with the namespace's dtype rules.
+
+    Data with a dtype keeps it where ``target`` stores it (no silent narrowing);
+    Python scalars and sequences of them take the device's default dtypes.
+    """
+    python_data = isinstance(obj, (bool, int, float, complex, list, tuple))
     if isinstance(obj, (list, tuple)) and builtins.any(
         isinstance(v, Tensor) for v in _flat(list(obj))
     ):
         obj = _nested_to_numpy(obj)
+        python_data = False
     if wanted is not None:
+        check_dtype(target, wanted)
         if isinstance(obj, (bool, int, float)):
             _check_fill(obj, wanted)
         array = np.asarray(obj)
-        if array.dtype.kind == "c":
+        if array.dtype.kind == "c" and not _dtypes.isdtype(wanted, "complex floating"):
             raise TypeError(_messages.complex_values())
-        if (
-            wanted is DType.Int32
-            and array.dtype.kind in "iu"
-            and array.size
-            and (array.min() < -(2**31) or array.max() >= 2**31)
-        ):
-            raise OverflowError(_messages.values_out_of_int32())
+        if _dtypes.isdtype(wanted, "integral") and array.dtype.kind in "iu" and array.size:
+            info = _dtypes.iinfo(wanted)
+            if array.min() < info.min or array.max() > info.max:
+                raise OverflowError(_messages.values_out_of_range(wanted))
         if wanted is DType.Float32 and array.dtype.kind == "f":
             return _to_float32(array, obj)
         return np.asarray(array, dtype=_dtypes.numpy_dtype(wanted))
     array = np.asarray(obj)
+    kind = array.dtype.kind
+    if python_data and kind in "biufc":
+        chosen = (
+            DType.Bool
+            if kind == "b"
+            else _default(
+                target,
+                "integral"
+                if kind in "iu"
+                else "real floating"
+                if kind == "f"
+                else "complex floating",
+            )
+        )
+        if kind in "iu" and array.size:
+            info = _dtypes.iinfo(chosen)
+            if array.min() < info.min or array.max() > info.max:
+                raise OverflowError(_messages.integers_out_of_range(obj, chosen))
+        if chosen is DType.Float32 and kind == "f":
+            return _to_float32(array, obj)
+        return array.astype(_dtypes.numpy_dtype(chosen), copy=False)
     found = _dtypes.from_numpy(array.dtype)
-    if found is not None:
-        return array
-    if array.dtype.kind in "iu":
-        if array.size and (array.min() < -(2**31) or array.max() >= 2**31):
-            raise OverflowError(_messages.integers_out_of_int32(obj))
-        return array.astype(np.int32)
-    if array.dtype.kind == "f":
-        return _to_float32(array, obj)
-    if array.dtype.kind == "b":
-        return array.astype(np.bool_)
-    raise TypeError(_messages.no_namespace_dtype(obj, array.dtype))
+    if found is None:
+        raise TypeError(_messages.no_namespace_dtype(obj, array.dtype))
+    try:
+        check_dtype(target, found)
+    except TypeError as exc:
+        names = {d: n for n, d in _dtypes.DTYPES.items()}
+        fix = _NARROWER.get(names[found], "float32")
+        raise TypeError(_messages.data_not_on_device(str(exc), fix)) from None
+    return array
 
 
 def _to_float32(array: np.ndarray[Any, Any], obj: object) -> np.ndarray[Any, Any]:
@@ -826,6 +874,7 @@ def astype(x: Any, dtype: Any, /, *, copy: bool = True, device: Any = None) -> A
         array = array.to_device(device)
     if target is array.dtype and not copy:
         return array
+    check_dtype(array._device, target)
     x = array
     backend = x._device.backend
     return wrap_one(backend.cast(read(x, x._device), target), x._device)

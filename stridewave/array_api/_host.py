@@ -1,9 +1,10 @@
 """The host backend: NumPy through ``array_api_compat``, for CPU, FileBacked and Generic.
 
 Reading a Tensor gives a read-only NumPy view with the Tensor's strides (no copy).
-A NumPy result becomes a carrier of the device's kind by adoption: ``CPU.from_numpy``
-of the result's own buffer on CPU; a copy into the device's storage on FileBacked
-(bool, which FileBacked cannot store, on CPU) and Generic. A result NumPy returned as
+A NumPy result becomes a carrier of the device by adoption: ``from_numpy`` of the
+result's own buffer on CPU (``CPU`` for the spec's dtypes, ``CPUExtension`` for the
+others); a copy into the device's storage on FileBacked and Generic (the carrier class
+:func:`~stridewave.carriers._extension.carrier_for` names for the dtype). A result NumPy returned as
 a view of an operand (a transpose, a reshape, a broadcast) becomes geometry on that
 operand's carrier instead.
 """
@@ -24,7 +25,13 @@ from stridewave.array_api._backend import (
     contiguous_layout,
 )
 from stridewave.array_api._dtypes import narrow
-from stridewave.carriers import CPU, Carrier, FileBacked, Generic
+from stridewave.carriers import CPU, Carrier, Generic
+from stridewave.carriers._extension import (
+    CPUExtension,
+    GenericExtension,
+    carrier_for,
+    device_storage_dtypes,
+)
 from stridewave.dtypes import DType
 from stridewave.layout import Layout
 
@@ -35,17 +42,25 @@ if TYPE_CHECKING:
 
 __all__ = ["HostBackend", "backend", "describe"]
 
-#: What each host device stores, with NumPy's dtype for each.
+#: What each host device stores (all thirteen), with NumPy's dtype for each.
 _DTYPES: Final[Mapping[DType, Any]] = types.MappingProxyType(
-    {dtype: _dtypes.numpy_dtype(dtype) for dtype in (DType.Bool, DType.Int32, DType.Float32)}
+    {dtype: _dtypes.numpy_dtype(dtype) for dtype in device_storage_dtypes("CPU")}
 )
+#: NumPy's own defaults (CONTRACT section 9: the computing library's defaults).
 _DEFAULTS: Final[Mapping[str, DType]] = types.MappingProxyType(
-    {"real floating": DType.Float32, "integral": DType.Int32, "indexing": DType.Int32}
+    {
+        "real floating": DType.Float64,
+        "complex floating": _dtypes.DTYPES["complex128"],
+        "integral": _dtypes.DTYPES["int64"],
+        "indexing": _dtypes.DTYPES["int64"],
+    }
 )
+_INT64: Final = _dtypes.DTYPES["int64"]
+_UINT64: Final = _dtypes.DTYPES["uint64"]
 
 #: Carrier kinds whose NumPy buffer changes only with a version step or a size change:
 #: an Array over one keeps its NumPy view (its ``native`` token) between reads.
-_CACHEABLE: Final = (CPU, Generic)
+_CACHEABLE: Final = (CPU, Generic, CPUExtension, GenericExtension)
 
 #: A Tensor without the Array's ``_native`` slot (a plain Tensor: nothing cached).
 _NO_SLOT: Final = object()
@@ -140,26 +155,36 @@ def _view_of(result: npt.NDArray[Any], sources: tuple[Tensor, ...]) -> Adopted |
     return None
 
 
-class _Prototypes:
-    """A released FileBacked carrier, for ``new_like`` on adoption."""
-
-    file: FileBacked | None = None
+#: A released carrier of each FileBacked class, for ``new_like`` on adoption.
+_FILE_PROTOTYPES: dict[type[Carrier], Carrier] = {}
 
 
-def _file_prototype() -> FileBacked:
-    if _Prototypes.file is None:
-        proto = FileBacked(dtype=DType.Float32)
-        proto.release()
-        _Prototypes.file = proto
-    return _Prototypes.file
+def _file_prototype(dtype: DType) -> Carrier:
+    kind = carrier_for("FileBacked", dtype)
+    found = _FILE_PROTOTYPES.get(kind)
+    if found is None:
+        found = kind(dtype=DType.Float32)
+        found.release()
+        _FILE_PROTOTYPES[kind] = found
+    return found
 
 
 def _store_file(flat: npt.NDArray[Any], dtype: DType) -> Carrier:
-    return _file_prototype().new_like(flat, dtype=dtype)
+    return _file_prototype(dtype).new_like(flat, dtype=dtype)
 
 
 def _store_generic(flat: npt.NDArray[Any], dtype: DType) -> Carrier:
-    return Generic(np.ascontiguousarray(flat), dtype=dtype)
+    kind: Any = carrier_for("Generic", dtype)
+    found: Carrier = kind(np.ascontiguousarray(flat), dtype=dtype)
+    return found
+
+
+def _from_numpy(flat: npt.NDArray[Any], *, mutable: bool = True) -> Carrier:
+    """Adopt a 1-D C-contiguous NumPy array as a CPU-device carrier (no copy)."""
+    dtype = _dtypes.from_numpy(flat.dtype)
+    kind: Any = CPU if dtype is None else carrier_for("CPU", dtype)
+    found: Carrier = kind.from_numpy(flat, mutable=mutable)
+    return found
 
 
 #: How each host kind stores a fresh result other than by adopting its buffer
@@ -170,12 +195,6 @@ _STORES: Final[dict[str, Callable[[npt.NDArray[Any], DType], Carrier] | None]] =
     "Generic": _store_generic,
 }
 
-#: The dtypes each kind cannot store, kept on CPU instead.
-_ON_CPU: Final[dict[str, frozenset[DType]]] = {
-    "CPU": frozenset(),
-    "FileBacked": frozenset({DType.Bool}),
-    "Generic": frozenset(),
-}
 
 
 class HostBackend:
@@ -200,7 +219,6 @@ class HostBackend:
         self.kind = kind
         self.ns: Any = _NAMESPACE
         self._store = _STORES[kind]
-        self._on_cpu = _ON_CPU[kind]
         self._accumulators: dict[tuple[DType, DType | None], Any] = {}
 
     def describe(self) -> str:
@@ -223,14 +241,16 @@ class HostBackend:
     def accumulator(self, dtype: DType, requested: DType | None) -> Any:
         """Return the NumPy accumulator dtype of sums and products of ``dtype``.
 
-        The standard's default: float32 for float32, int32 for the others (NumPy
-        would widen to the platform integer); ``requested`` when given.
+        The standard's default: a floating dtype keeps itself, bool and signed
+        integers sum in the default integer (int64), unsigned ones in uint64;
+        ``requested`` when given.
         """
         key = (dtype, requested)
         found = self._accumulators.get(key)
         if found is None:
-            chosen = requested or (DType.Float32 if dtype is DType.Float32 else DType.Int32)
-            found = self._accumulators[key] = _dtypes.numpy_dtype(chosen)
+            found = self._accumulators[key] = _dtypes.numpy_dtype(
+                requested or _dtypes.accumulator_dtype(dtype, _INT64, _UINT64)
+            )
         return found
 
     # -- reading and adopting ------------------------------------------------------------
@@ -286,10 +306,10 @@ class HostBackend:
                 return view
         shape = result.shape
         store = self._store
-        if store is None or dtype in self._on_cpu:
+        if store is None:
             if not result.flags.c_contiguous or not result.flags.writeable:
                 result = np.array(result, order="C", copy=True)
-            carrier: Carrier = CPU.from_numpy(result.reshape(-1))
+            carrier: Carrier = _from_numpy(result.reshape(-1))
             view = result.view()
             view.flags.writeable = False  # internal: operands only, never handed out
             return (carrier, contiguous_layout(shape), 0, (view, 0, carrier.size()))
@@ -321,7 +341,7 @@ class HostBackend:
             raise ValueError(
                 f"asarray(copy=False) can share memory only on CPU, not Device({self.kind!r})."
             )
-        carrier = CPU.from_numpy(values.reshape(-1), mutable=bool(values.flags.writeable))
+        carrier = _from_numpy(values.reshape(-1), mutable=bool(values.flags.writeable))
         return (carrier, contiguous_layout(values.shape), 0, None)
 
     @staticmethod
@@ -366,7 +386,7 @@ class HostBackend:
         flat = np.ascontiguousarray(np.broadcast_to(values, shape)).reshape(-1)
         if flat.dtype != _dtypes.numpy_dtype(dtype):
             flat = flat.astype(_dtypes.numpy_dtype(dtype))
-        return CPU.from_numpy(flat, mutable=False)
+        return _from_numpy(flat, mutable=False)
 
     # -- DLPack --------------------------------------------------------------------------
 
@@ -428,3 +448,4 @@ def describe(kind: str) -> str:
         ``kind``.
     """
     return kind
+

@@ -69,11 +69,13 @@ class Info:
         Returns
         -------
         dict
-            ``real floating``: float32; ``integral`` and ``indexing``: int32;
-            ``complex floating``: ``None`` (no complex dtype).
+            ``"real floating"``, ``"complex floating"``, ``"integral"`` and
+            ``"indexing"``: the computing library's own defaults, NumPy's on the host
+            devices (float64, complex128, int64, int64), MLX's on Metal (float32,
+            complex64, int32, int32). CONTRACT section 9.
         """
         target = default_device() if device is None else as_device(device)
-        return {"complex floating": None, **target.backend.default_dtypes()}
+        return dict(target.backend.default_dtypes())
 
     def dtypes(self, *, device: object = None, kind: Any = None) -> dict[str, Any]:
         """Return the dtypes of this namespace, optionally of one kind.
@@ -88,7 +90,14 @@ class Info:
         Returns
         -------
         dict
-            Name to dtype.
+            Name to dtype: exactly the dtypes the device stores (all thirteen on the
+            host devices; on Metal what MLX has on its device), in the standard's
+            order.
+
+        Raises
+        ------
+        ValueError
+            If ``kind`` is a string that names no kind, or ``device`` no device.
         """
         target = default_device() if device is None else as_device(device)
         stored = target.backend.dtypes()

@@ -26,7 +26,6 @@ __all__ = [
     "outside_carrier",
     "released",
     "shapes_do_not_broadcast",
-    "unknown_device",
 ]
 
 
@@ -37,14 +36,6 @@ class DeviceMismatch(ValueError):
     -----
     Implements "arrays of different devices are not combined" (CONTRACT section 9).
     """
-
-
-def unknown_device(kind: object) -> str:
-    """Return the message for a device name that names no carrier kind."""
-    return (
-        f"unknown stridewave.array_api device {kind!r}; expected 'CPU', 'FileBacked', "
-        "'Generic' or 'Metal'."
-    )
 
 
 def not_a_device(device: object) -> str:
@@ -307,9 +298,9 @@ def bad_shape(shape: object) -> str:
     return f"shape must be an int or a tuple of ints, got {shape!r}."
 
 
-def fill_out_of_range(value: object) -> str:
-    """Return the message for an int32 fill value out of range."""
-    return f"fill value {value} is out of the int32 range."
+def fill_out_of_range(value: object, dtype: object = "int32") -> str:
+    """Return the message for an integer fill value out of its dtype's range."""
+    return f"fill value {value} is out of the {dtype_text(dtype)} range; ask for a wider dtype."
 
 
 def copy_needed(wanted: DType, target: object, dtype: DType, device: object) -> str:
@@ -324,30 +315,51 @@ def cannot_share(obj: object) -> str:
     """Return the message for ``asarray(copy=False)`` of an object whose memory cannot be shared."""
     return (
         f"asarray(copy=False) cannot share the memory of {type(obj).__name__}: it needs a "
-        "C-contiguous NumPy array or buffer of bool, int32 or float32."
+        "C-contiguous NumPy array or buffer of one of the array API standard's dtypes."
     )
 
 
 def complex_values() -> str:
     """Return the message for complex input values."""
-    return "complex values have no dtype in stridewave.array_api."
+    return (
+        "complex values cannot make an array of a real dtype; ask for a complex one "
+        "(dtype=xp.complex64 or xp.complex128)."
+    )
 
 
-def values_out_of_int32() -> str:
-    """Return the message for values out of int32's range asked as int32."""
-    return "values out of the int32 range."
+def values_out_of_range(dtype: object) -> str:
+    """Return the message for integer values out of the range of the dtype asked for."""
+    return (
+        f"values out of the {dtype_text(dtype)} range; ask for a wider integer dtype "
+        "(dtype=xp.int64)."
+    )
 
 
-def integers_out_of_int32(obj: object) -> str:
-    """Return the message for integer input out of int32's range."""
-    return f"integer values out of the int32 range cannot make an int32 array: {obj!r}."
+def integers_out_of_range(obj: object, dtype: object) -> str:
+    """Return the message for Python integers out of the range of the default integer."""
+    return (
+        f"integer values out of the {dtype_text(dtype)} range cannot make a "
+        f"{dtype_text(dtype)} array: {obj!r}."
+    )
 
 
 def no_namespace_dtype(obj: object, numpy_dtype: object) -> str:
-    """Return the message for input of no bool, int32 or float32 kind."""
+    """Return the message for input of none of the standard's dtypes."""
     return (
-        f"cannot make an array of bool, int32 or float32 from {type(obj).__name__} "
-        f"(NumPy reads it as {numpy_dtype})."
+        f"cannot make an array of one of the array API standard's dtypes from "
+        f"{type(obj).__name__} (NumPy reads it as {numpy_dtype}); convert it first, e.g. "
+        "with numpy.asarray(data, dtype=numpy.float32)."
+    )
+
+
+def data_not_on_device(lacking: str, fix: object) -> str:
+    """Return the message for ``asarray`` of data whose dtype the device does not store.
+
+    ``lacking`` is the device's own refusal (device, its dtypes, a device that has it).
+    """
+    return (
+        f"{lacking} asarray keeps the data's dtype and never narrows it silently: to "
+        f"convert, ask for the dtype (xp.asarray(data, dtype=xp.{fix}))."
     )
 
 
@@ -394,8 +406,9 @@ def nonzero_0d() -> str:
 def unsupported_dtype(dtype: object) -> str:
     """Return the message for a dtype the namespace does not have."""
     return (
-        f"stridewave.array_api has the dtypes bool, int32 and float32 (what carriers "
-        f"store); got {dtype!r}. Use xp.bool, xp.int32 or xp.float32."
+        f"stridewave.array_api has the array API standard's dtypes (xp.bool, xp.int8 ... "
+        f"xp.uint64, xp.float32, xp.float64, xp.complex64, xp.complex128); got {dtype!r}. "
+        "Use one of those."
     )
 
 
@@ -403,7 +416,7 @@ def unheld_result_dtype(dtype: object) -> str:
     """Return the message for a backend result of a dtype no carrier holds."""
     return (
         f"the backend returned dtype {dtype}, which stridewave.array_api cannot hold "
-        "(bool, int32 and float32 only)."
+        "(the array API standard's dtypes only)."
     )
 
 
@@ -430,9 +443,9 @@ def unknown_dtype_kind(kind: object, kinds: object) -> str:
 
 def finfo_needs_float(dtype: object) -> str:
     """Return the message for ``finfo`` of a dtype that is not floating."""
-    return f"finfo needs a floating dtype (xp.float32); got {dtype!r}."
+    return f"finfo needs a floating dtype (e.g. xp.float32, xp.complex64); got {dtype!r}."
 
 
 def iinfo_needs_int(dtype: object) -> str:
     """Return the message for ``iinfo`` of a dtype that is not an integer."""
-    return f"iinfo needs an integer dtype (xp.int32); got {dtype!r}."
+    return f"iinfo needs an integer dtype (e.g. xp.int32, xp.uint8); got {dtype!r}."

@@ -42,6 +42,7 @@ import numpy as np
 from stridewave.array_api import _dtypes, _messages
 from stridewave.array_api._backend import Adopted, check_bounds, contiguous_layout
 from stridewave.carriers import Carrier, Evictable, Metal
+from stridewave.carriers._extension import carrier_for, metal_storage_dtypes
 from stridewave.carriers._metal import DEVICE_ENV, _import_mlx, _select_device, metal_runtime
 from stridewave.dtypes import DType
 
@@ -52,9 +53,27 @@ if TYPE_CHECKING:
 
 __all__ = ["MLXBackend", "backend", "describe"]
 
+#: MLX's own defaults (CONTRACT section 9: the computing library's defaults).
 _DEFAULTS: Final[Mapping[str, DType]] = types.MappingProxyType(
-    {"real floating": DType.Float32, "integral": DType.Int32, "indexing": DType.Int32}
+    {
+        "real floating": DType.Float32,
+        "complex floating": _dtypes.DTYPES["complex64"],
+        "integral": DType.Int32,
+        "indexing": DType.Int32,
+    }
 )
+_UINT32: Final = _dtypes.DTYPES["uint32"]
+
+
+#: The dtypes the spec's Metal carrier stores (the others: MetalExtension).
+_SPEC: Final = frozenset({DType.Float32, DType.Int32, DType.Bool})
+
+
+#: Where NumPy's wider answer is held on a Metal device that lacks it.
+_NARROWER: Final = {
+    DType.Float64: DType.Float32,
+    _dtypes.DTYPES["complex128"]: _dtypes.DTYPES["complex64"],
+}
 
 
 class _Device:
@@ -214,10 +233,10 @@ class MLXBackend:
 
         self.mx = mx = _import_mlx()
         self.shims = _mlx_shims
+        names = {dtype: name for name, dtype in _dtypes.DTYPES.items()}
         self._to_mx: dict[DType, Any] = {
-            DType.Float32: mx.float32,
-            DType.Int32: mx.int32,
-            DType.Bool: mx.bool_,
+            dtype: mx.bool_ if dtype is DType.Bool else getattr(mx, names[dtype])
+            for dtype in metal_storage_dtypes()
         }
         self._from_mx: dict[Any, DType] = {v: k for k, v in self._to_mx.items()}
         self._dtypes = types.MappingProxyType(dict(self._to_mx))
@@ -243,13 +262,14 @@ class MLXBackend:
     def accumulator(self, dtype: DType, requested: DType | None) -> Any:
         """Return the MLX accumulator dtype of sums and products of ``dtype``.
 
-        The standard's default: float32 for float32, int32 for the others (MLX
-        answers bool where nothing is combined: ``axis=()``, a 0-d array);
-        ``requested`` when given.
+        The standard's default: a floating dtype keeps itself, bool and signed
+        integers sum in the default integer (int32, or int64 for int64), unsigned
+        ones in uint32 or wider (MLX answers bool where nothing is combined:
+        ``axis=()``, a 0-d array); ``requested`` when given.
         """
         if requested is not None:
             return self._to_mx[requested]
-        return self._to_mx[DType.Float32 if dtype is DType.Float32 else DType.Int32]
+        return self._to_mx[_dtypes.accumulator_dtype(dtype, DType.Int32, _UINT32)]
 
     def stream(self) -> Any:
         """Return a context that runs the enclosed MLX calls on the Metal carriers' device."""
@@ -325,15 +345,12 @@ class MLXBackend:
         if found is not None:
             return found
         mx = self.mx
-        if array.dtype == mx.bool_:
-            return DType.Bool
-        if mx.issubdtype(array.dtype, mx.integer):
-            return DType.Int32
         if mx.issubdtype(array.dtype, mx.floating):
-            return DType.Float32
+            return DType.Float32  # (float16, bfloat16: no standard dtype)
         raise TypeError(
-            f"MLX returned dtype {array.dtype}, which stridewave.array_api cannot hold "
-            "(bool, int32 and float32 only)."
+            f"MLX returned dtype {array.dtype}, which the Metal device of "
+            f"stridewave.array_api does not store (it stores "
+            f"{', '.join(d.name for d in self._to_mx)})."
         )
 
     # -- launching and adopting ------------------------------------------------------------
@@ -371,7 +388,8 @@ class MLXBackend:
             mx.eval(flat)  # an empty array is never scheduled (nothing to overlap)
             if first is None:
                 _OPERATION.reads.clear()
-        carrier = Metal.adopt_array(
+        kind: Any = Metal if dtype in _SPEC else carrier_for("Metal", dtype)
+        carrier = kind.adopt_array(
             flat, mx_device, device_name, dtype, mutable=True, scheduled=True
         )
         if shape is None:
@@ -415,7 +433,10 @@ class MLXBackend:
         if not array.flags.c_contiguous:
             array = np.array(array, order="C")  # (ascontiguousarray would make 0-d 1-d)
         with self.stream():
-            return self.mx.array(array)
+            # (MLX reads float64 NumPy data as float32 unless told the dtype)
+            found = _dtypes.from_numpy(array.dtype)
+            mx_dtype = self._to_mx.get(found) if found is not None else None
+            return self.mx.array(array, dtype=mx_dtype) if mx_dtype else self.mx.array(array)
 
     @staticmethod
     def share(values: Any) -> Adopted:
@@ -486,7 +507,11 @@ class MLXBackend:
             full = self.mx.broadcast_to(self.astype(values, dtype), shape)
             flat = self.mx.contiguous(full).reshape(-1)
         mx_device, name = _mlx_device()
-        return Metal.adopt_array(flat, mx_device, name, dtype, mutable=False, scheduled=False)
+        kind: Any = Metal if dtype in _SPEC else carrier_for("Metal", dtype)
+        found: Metal = kind.adopt_array(
+            flat, mx_device, name, dtype, mutable=False, scheduled=False
+        )
+        return found
 
     # -- DLPack ----------------------------------------------------------------------------
 
@@ -523,6 +548,10 @@ def _to_device(backend: MLXBackend, value: Any) -> Any:
     if isinstance(value, (np.ndarray, np.generic)):
         array = np.asarray(value)
         dtype = _dtypes.from_numpy(array.dtype) or _dtypes.narrow(array.dtype)
+        if dtype not in backend._to_mx:
+            # (NumPy's float64 or complex128 answer of a delegated call, on a device
+            # without them: held at the precision the operands had)
+            dtype = _NARROWER.get(dtype, dtype)
         return backend.asarray(array, dtype)
     if isinstance(value, tuple) and hasattr(value, "_fields"):
         return type(value)(*(_to_device(backend, v) for v in value))
