@@ -136,11 +136,17 @@ def _count(shape: Any, axis: Any) -> int:
     return count
 
 
+#: MLX's floating dtypes (real ones, then with complex64): set look-ups, cheaper than
+#: ``mlx.core.issubdtype`` on the per-call paths.
+_REAL_FLOATING: Final = frozenset({mx.float32, mx.float64, mx.float16, mx.bfloat16})
+_INEXACT: Final = _REAL_FLOATING | {mx.complex64}
+
+
 def _moment(name: str) -> Callable[..., Any]:
     moment = getattr(mx, name)
 
     def func(x: Any, axis: Any = None, correction: float = 0.0, keepdims: bool = False) -> Any:
-        if x.dtype != mx.float32:
+        if x.dtype not in _INEXACT:
             x = x.astype(mx.float32)  # (MLX would sum integers in int32, wrapping)
         if correction == int(correction):
             return moment(x, axis=axis, keepdims=keepdims, ddof=int(correction))
@@ -158,13 +164,13 @@ def _moment(name: str) -> Callable[..., Any]:
 
 
 def mean(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
-    if x.dtype != mx.float32:
+    if x.dtype not in _INEXACT:
         x = x.astype(mx.float32)  # (MLX would sum integers in int32, wrapping)
     return mx.mean(x, axis=axis, keepdims=keepdims)
 
 
 def sign(x: Any) -> Any:
-    if x.dtype != mx.float32:
+    if x.dtype not in _REAL_FLOATING:
         # (MLX's sign of bool is its operand itself: a copy)
         return mx.array(x) if x.dtype == mx.bool_ else mx.sign(x)
     return mx.where(mx.isnan(x), x, mx.sign(x))  # (MLX's sign(NaN) is 0)
@@ -443,6 +449,10 @@ def _integral(value: Any) -> bool:
     return type(value) is int
 
 
+def _unsigned(value: Any) -> bool:
+    return isinstance(value, mx.array) and bool(mx.issubdtype(value.dtype, mx.unsignedinteger))
+
+
 def _int_division(name: str, floating: Callable[..., Any] | None = None) -> Callable[..., Any]:
     """Integer ``floor_divide``/``remainder`` that survive ``INT32_MIN`` by ``-1``.
 
@@ -457,6 +467,8 @@ def _int_division(name: str, floating: Callable[..., Any] | None = None) -> Call
     def func(x1: Any, x2: Any) -> Any:
         if not (_integral(x1) and _integral(x2)):
             return inexact(x1, x2)
+        if _unsigned(x1) or _unsigned(x2):
+            return divide(x1, x2)  # (no quotient overflows; -1 is no unsigned value)
         by_minus_one = mx.equal(x2, -1)
         out = divide(x1, mx.where(by_minus_one, 1, x2))
         instead = mx.negative(x1) if name == "floor_divide" else mx.zeros_like(out)

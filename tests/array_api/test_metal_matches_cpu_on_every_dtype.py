@@ -1,0 +1,46 @@
+"""Metal's shims answer the dtypes beyond bool, int32 and float32 as the CPU device does.
+
+``sign(NaN)`` is NaN in float64 too, ``mean``, ``var`` and ``std`` of float64 stay
+float64, and integer division of unsigned arrays divides (no divisor is -1 there).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import stridewave.array_api as xp
+from tests.metal_scripts import host as _host
+from tests.metal_scripts import requires_mlx
+
+pytestmark = [requires_mlx, pytest.mark.needs_mlx]
+
+METAL = xp.Device("Metal")
+CPU = xp.Device("CPU")
+
+
+def test_sign_of_a_float64_nan_is_nan_on_metal() -> None:
+    x = xp.asarray(np.array([np.nan, -2.0, 0.0]), device=METAL)
+    assert x.dtype == xp.float64
+    got = _host(xp.sign(x))
+    assert np.isnan(got[0]) and got[1:].tolist() == [-1.0, 0.0], got
+
+
+@pytest.mark.parametrize("name", ["mean", "var", "std"])
+def test_statistics_of_float64_stay_float64_on_metal(name: str) -> None:
+    values = np.array([1.0, 1.0 + 2**-40, 3.0])
+    got = getattr(xp, name)(xp.asarray(values, device=METAL))
+    assert got.dtype == xp.float64
+    assert float(got) == pytest.approx(float(getattr(np, name)(values)), rel=1e-15)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "uint16", "uint32", "uint64"])
+def test_unsigned_floor_divide_and_remainder_on_metal_match_cpu(dtype: str) -> None:
+    top = int(np.iinfo(dtype).max)
+    x1 = np.array([7, top, top, 0], dtype=dtype)
+    x2 = np.array([2, top, 3, 5], dtype=dtype)
+    for device in (METAL, CPU):
+        a, b = xp.asarray(x1, device=device), xp.asarray(x2, device=device)
+        assert _host(a // b).tolist() == (x1 // x2).tolist()
+        assert _host(a % b).tolist() == (x1 % x2).tolist()
+        assert _host(a // 2).tolist() == (x1 // 2).tolist()
