@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import sys
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
@@ -52,6 +52,11 @@ def _make(adopted: Adopted, device: Device) -> Array:
     out._subtensors = ()
     out._device = device
     return out
+
+
+def _rebuild(carrier: Any, layout: Layout, offset: int) -> Array:
+    """Unpickle an Array: the same geometry on the unpickled carrier, on its device."""
+    return _make((carrier, layout, offset, None), carrier_device(carrier))
 
 
 def _one_slice(x: Array, key: slice) -> Array | None:
@@ -554,10 +559,40 @@ class Array(Tensor):
         return complex(self._scalar("__complex__"))
 
     def __index__(self) -> int:
-        """Return the single element of an int32 array as a Python int."""
-        if self.dtype is not DType.Int32:
+        """Return the single element of an integer array as a Python int."""
+        if not self.dtype.is_subtype_of(DType.Integer):
             raise TypeError(_messages.index_needs_int32(self.dtype))
         return int(self._scalar("__index__"))
+
+    def __iter__(self) -> Iterator[Array]:
+        """Iterate over the first axis, as ``array_api_strict`` does.
+
+        Yields
+        ------
+        Array
+            ``self[i]`` for ``i`` in ``range(self.shape[0])``: views of the same
+            carrier (basic indexing), each of ``ndim - 1`` axes.
+
+        Raises
+        ------
+        TypeError
+            If the array is 0-d (there is no first axis).
+        """
+        if self.ndim == 0:
+            raise TypeError(_messages.iterate_0d())
+        for i in range(self.shape[0]):
+            yield self[i]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle as the Tensor it is: carrier, layout and offset (no cached view).
+
+        Returns
+        -------
+        tuple
+            ``(rebuild, (carrier, layout, offset))``; unpickling in a fresh process
+            imports this module, which registers the standard's dtypes first.
+        """
+        return (_rebuild, (self._carrier, self._layout, self._offset))
 
     # -- indexing ---------------------------------------------------------------------------
 

@@ -32,7 +32,7 @@ from stridewave.array_api._array import (
     wrap,
     wrap_one,
 )
-from stridewave.array_api._backend import Adopted
+from stridewave.array_api._backend import Adopted, strided_layout
 from stridewave.array_api._device import Device, as_device, check_dtype, default_device
 from stridewave.array_api._messages import DeviceMismatch
 from stridewave.dtypes import DType
@@ -928,7 +928,22 @@ def matmul(x1: Any, x2: Any, /) -> Array:
 
 
 def matrix_transpose(x: Any, /) -> Array:
+    if type(x) is Array and x.ndim >= 2:
+        return _permuted(x, (*range(x.ndim - 2), x.ndim - 1, x.ndim - 2))
     return _one("matrix_transpose", (x,))
+
+
+def _permuted(x: Array, axes: tuple[int, ...]) -> Array:
+    """Return ``x`` with its axes permuted: a view of the same carrier on every device.
+
+    Pure geometry, as basic indexing is: a write through the result writes ``x``'s
+    elements on Metal too (MLX's own transpose would be a copy).
+    """
+    layout = x._layout
+    assert layout is not None
+    shape, strides = layout._shape, layout._strides
+    view = strided_layout(tuple(shape[a] for a in axes), tuple(strides[a] for a in axes))
+    return adopted((x._carrier, view, x._offset, None), x._device)
 
 
 def tensordot(x1: Any, x2: Any, /, *, axes: Any = 2) -> Array:
@@ -981,7 +996,15 @@ def moveaxis(x: Any, source: Any, destination: Any, /) -> Array:
 
 
 def permute_dims(x: Any, /, axes: Any) -> Array:
-    return _one("permute_dims", (x, tuple(axes)))
+    axes = tuple(axes)
+    if (
+        type(x) is Array
+        and builtins.all(type(a) is int for a in axes)
+        and sorted(a % x.ndim if x.ndim else a for a in axes) == list(range(x.ndim))
+        and len(axes) == x.ndim
+    ):
+        return _permuted(x, tuple(a % x.ndim for a in axes))
+    return _one("permute_dims", (x, axes))
 
 
 def repeat(x: Any, repeats: Any, /, *, axis: int | None = None) -> Array:

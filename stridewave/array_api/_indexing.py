@@ -27,7 +27,7 @@ from stridewave.array_api._array import (
 )
 from stridewave.array_api._backend import contiguous_layout, strided_layout
 from stridewave.array_api._device import Device
-from stridewave.array_api._dtypes import as_dtype, result_type
+from stridewave.array_api._dtypes import as_dtype, isdtype, result_type
 from stridewave.array_api._messages import DeviceMismatch
 from stridewave.dtypes import DType
 from stridewave.tensor import Tensor
@@ -45,7 +45,7 @@ def _as_int(item: object) -> int | None:
         return item
     if isinstance(item, np.integer):
         return int(item)
-    if isinstance(item, Tensor) and item.dtype is DType.Int32 and item.shape == ():
+    if isinstance(item, Tensor) and item.shape == () and isdtype(item.dtype, "integral"):
         return operator.index(as_array(item))
     return None
 
@@ -194,7 +194,9 @@ def _value_for(x: Array, value: object) -> Any:
     elif isinstance(value, (int, np.integer)):
         ok = dtype is not DType.Bool
     elif isinstance(value, (float, np.floating)):
-        ok = dtype is DType.Float32
+        ok = isdtype(dtype, ("real floating", "complex floating"))
+    elif isinstance(value, (complex, np.complexfloating)):
+        ok = isdtype(dtype, "complex floating")
     else:
         ok = False
     if not ok:

@@ -148,8 +148,13 @@ def not_one_element(what: str, shape: tuple[int, ...]) -> str:
 
 
 def index_needs_int32(dtype: DType) -> str:
-    """Return the message for ``__index__`` of an array that is not int32."""
-    return f"__index__ needs an int32 array, got {dtype_text(dtype)}."
+    """Return the message for ``__index__`` of an array that is not of an integer dtype."""
+    return f"__index__ needs an array of an integer dtype, got {dtype_text(dtype)}."
+
+
+def iterate_0d() -> str:
+    """Return the message for iterating over a 0-d array."""
+    return "iteration over a 0-d array: it has no first axis (use float(x) or x[()])."
 
 
 def no_numpy_view(device: object) -> str:

@@ -136,10 +136,10 @@ def _count(shape: Any, axis: Any) -> int:
     return count
 
 
-#: MLX's floating dtypes (real ones, then with complex64): set look-ups, cheaper than
-#: ``mlx.core.issubdtype`` on the per-call paths.
-_REAL_FLOATING: Final = frozenset({mx.float32, mx.float64, mx.float16, mx.bfloat16})
-_INEXACT: Final = _REAL_FLOATING | {mx.complex64}
+#: MLX's real floating dtypes, and with them its complex one (which mean and the
+#: moments keep; only integers and bool are summed in float32).
+_REAL_FLOATS: Final = frozenset({mx.float32, mx.float64, mx.float16, mx.bfloat16})
+_INEXACT: Final = _REAL_FLOATS | {mx.complex64}
 
 
 def _moment(name: str) -> Callable[..., Any]:
@@ -170,7 +170,7 @@ def mean(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
 
 
 def sign(x: Any) -> Any:
-    if x.dtype not in _REAL_FLOATING:
+    if x.dtype not in _REAL_FLOATS:
         # (MLX's sign of bool is its operand itself: a copy)
         return mx.array(x) if x.dtype == mx.bool_ else mx.sign(x)
     return mx.where(mx.isnan(x), x, mx.sign(x))  # (MLX's sign(NaN) is 0)

@@ -1,21 +1,22 @@
-"""The ``fft`` extension of :mod:`stridewave.array_api`: its real-valued functions.
+"""The ``fft`` extension of :mod:`stridewave.array_api`.
 
-The transforms themselves (``fft``, ``rfft`` ...) take or return complex arrays,
-and this namespace has no complex dtype, so they are absent. What remains,
-``fftfreq``, ``rfftfreq``, ``fftshift`` and ``ifftshift``, is delegated to
-``array_api_compat.numpy.fft`` (host) or computed on the device by MLX (Metal).
+The transforms (``fft``, ``rfft`` ...) run on the complex dtypes of every device
+that stores them: complex64 and complex128 on the host devices, complex64 on Metal.
+They are delegated to ``array_api_compat.numpy.fft`` (host; float32 and complex64
+input gives complex64, float64 and complex128 input complex128); on Metal NumPy
+computes them on a host copy and the result is held as complex64 (MLX has no
+complex128). ``fftfreq``, ``rfftfreq``, ``fftshift`` and ``ifftshift`` run on the
+device (MLX on Metal).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from stridewave.array_api import _dtypes
 from stridewave.array_api._array import Array, wrap_one
 from stridewave.array_api._device import as_device, default_device
 from stridewave.array_api._functions import _document_all, _one
-from stridewave.dtypes import DType
 
 __all__ = [
     "fft",
@@ -35,97 +36,53 @@ __all__ = [
 ]
 
 
-def _complex(name: str) -> TypeError:
-    return TypeError(
-        f"fft.{name} takes or returns complex arrays, and stridewave.array_api has no "
-        "complex dtype (carriers store bool, int32 and float32); use NumPy or MLX directly."
-    )
-
-
 def fft(x: Any, /, *, n: Any = None, axis: int = -1, norm: str = "backward") -> Array:
-    raise _complex("fft")
+    return _one("fft", (x,), {"n": n, "axis": axis, "norm": norm}, sub="fft")
 
 
 def ifft(x: Any, /, *, n: Any = None, axis: int = -1, norm: str = "backward") -> Array:
-    raise _complex("ifft")
+    return _one("ifft", (x,), {"n": n, "axis": axis, "norm": norm}, sub="fft")
 
 
 def fftn(x: Any, /, *, s: Any = None, axes: Any = None, norm: str = "backward") -> Array:
-    raise _complex("fftn")
+    return _one("fftn", (x,), {"s": s, "axes": axes, "norm": norm}, sub="fft")
 
 
 def ifftn(x: Any, /, *, s: Any = None, axes: Any = None, norm: str = "backward") -> Array:
-    raise _complex("ifftn")
+    return _one("ifftn", (x,), {"s": s, "axes": axes, "norm": norm}, sub="fft")
 
 
 def rfft(x: Any, /, *, n: Any = None, axis: int = -1, norm: str = "backward") -> Array:
-    raise _complex("rfft")
+    return _one("rfft", (x,), {"n": n, "axis": axis, "norm": norm}, sub="fft")
 
 
 def irfft(x: Any, /, *, n: Any = None, axis: int = -1, norm: str = "backward") -> Array:
-    raise _complex("irfft")
+    return _one("irfft", (x,), {"n": n, "axis": axis, "norm": norm}, sub="fft")
 
 
 def rfftn(x: Any, /, *, s: Any = None, axes: Any = None, norm: str = "backward") -> Array:
-    raise _complex("rfftn")
+    return _one("rfftn", (x,), {"s": s, "axes": axes, "norm": norm}, sub="fft")
 
 
 def irfftn(x: Any, /, *, s: Any = None, axes: Any = None, norm: str = "backward") -> Array:
-    raise _complex("irfftn")
+    return _one("irfftn", (x,), {"s": s, "axes": axes, "norm": norm}, sub="fft")
 
 
 def hfft(x: Any, /, *, n: Any = None, axis: int = -1, norm: str = "backward") -> Array:
-    raise _complex("hfft")
+    return _one("hfft", (x,), {"n": n, "axis": axis, "norm": norm}, sub="fft")
 
 
 def ihfft(x: Any, /, *, n: Any = None, axis: int = -1, norm: str = "backward") -> Array:
-    raise _complex("ihfft")
-
-
-_COMPLEX_FUNCS: tuple[Callable[..., Any], ...] = (
-    fft,
-    ifft,
-    fftn,
-    ifftn,
-    rfft,
-    irfft,
-    rfftn,
-    irfftn,
-    hfft,
-    ihfft,
-)
-for _complex_func in _COMPLEX_FUNCS:
-    _keywords = (
-        ("s", "axes", "norm") if _complex_func.__name__.endswith("n") else ("n", "axis", "norm")
-    )
-    _complex_func.__doc__ = f"""Not available: ``{_complex_func.__name__}`` needs complex arrays.
-
-    Parameters
-    ----------
-    x : array
-        Ignored.
-    {_keywords[0]} : object, optional
-        Ignored (the standard's keyword).
-    {_keywords[1]} : object, optional
-        Ignored (the standard's keyword).
-    {_keywords[2]} : str, optional
-        Ignored (the standard's keyword).
-
-    Returns
-    -------
-    Array
-        Never returns.
-
-    Raises
-    ------
-    TypeError
-        Always: the namespace has no complex dtype.
-    """
+    return _one("ihfft", (x,), {"n": n, "axis": axis, "norm": norm}, sub="fft")
 
 
 def _freq(name: str, n: int, d: float, dtype: Any, device: Any) -> Array:
     target = default_device() if device is None else as_device(device)
-    chosen = DType.Float32 if dtype is None else _dtypes.as_dtype(dtype)
+    chosen = (
+        target.backend.default_dtypes()["real floating"]
+        if dtype is None
+        else _dtypes.as_dtype(dtype)
+    )
     backend = target.backend
     result = getattr(backend.ns.fft, name)(n, d=d, dtype=backend.native_dtype(chosen))
     return wrap_one(result, target)
@@ -149,6 +106,16 @@ def ifftshift(x: Any, /, *, axes: Any = None) -> Array:
 
 _document_all(
     (
+        (fft, "The one-dimensional discrete Fourier transform (complex result)."),
+        (ifft, "The one-dimensional inverse discrete Fourier transform."),
+        (fftn, "The n-dimensional discrete Fourier transform."),
+        (ifftn, "The n-dimensional inverse discrete Fourier transform."),
+        (rfft, "The one-dimensional discrete Fourier transform of real input."),
+        (irfft, "The inverse of ``rfft`` (real result)."),
+        (rfftn, "The n-dimensional discrete Fourier transform of real input."),
+        (irfftn, "The inverse of ``rfftn`` (real result)."),
+        (hfft, "The discrete Fourier transform of a Hermitian-symmetric signal (real result)."),
+        (ihfft, "The inverse of ``hfft``."),
         (fftfreq, "Sample frequencies of a discrete Fourier transform."),
         (rfftfreq, "Sample frequencies of a real discrete Fourier transform."),
         (fftshift, "Shift the zero-frequency term to the centre."),

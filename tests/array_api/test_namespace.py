@@ -12,6 +12,7 @@ import pytest
 import stridewave as sw
 import stridewave.array_api as xp
 from stridewave import CPU, DType, Evictable, FileBacked, Layout, Tensor
+from stridewave.carriers._extension import FileBackedExtension
 
 HAVE_MLX = importlib.util.find_spec("mlx") is not None
 needs_mlx = [
@@ -35,26 +36,32 @@ def test_namespace_of_every_tensor_is_array_api() -> None:
     assert xp.__array_api_version__ == "2024.12"
 
 
-def test_dtypes_are_the_descriptors_and_absent_ones_raise() -> None:
+def test_the_thirteen_dtypes_are_the_descriptors_and_others_raise() -> None:
     assert xp.float32 is sw.DType.Float32
+    assert xp.float64 is DType.Float64
     assert xp.int32 is DType.Int32
+    assert xp.int8 is DType.Int8
     assert xp.bool is DType.Bool
-    assert not hasattr(xp, "float64")
-    for bad in (DType.Float64, np.float64, np.int64, "complex64"):
-        with pytest.raises(TypeError, match="bool, int32 and float32"):
+    names = ("int16", "int64", "uint8", "uint16", "uint32", "uint64", "complex64", "complex128")
+    for name in names:
+        assert getattr(xp, name) is DType.from_name(getattr(xp, name).name)
+    for bad in (np.float16, "U3", DType.Floating):
+        with pytest.raises(TypeError, match="standard's dtypes"):
             xp.asarray([1], dtype=bad)
-    assert xp.asarray(1).dtype is xp.int32
-    assert xp.asarray(1.5).dtype is xp.float32
+
+
+def test_python_scalars_take_the_host_defaults_of_numpy() -> None:
+    assert xp.asarray(1).dtype is xp.int64
+    assert xp.asarray(1.5).dtype is xp.float64
+    assert xp.asarray(1j).dtype is xp.complex128
     assert xp.asarray(True).dtype is xp.bool
-    assert xp.arange(3).dtype is xp.int32
-    assert xp.sum(xp.asarray([1, 2], dtype=xp.int32)).dtype is xp.int32
-    # NumPy answers int32 / int32 and argmax in 64 bits: narrowed, not float64/int64.
-    assert xp.divide(xp.asarray([1]), xp.asarray([2])).dtype is xp.float32
-    assert xp.argmax(xp.asarray([1.0, 3.0])).dtype is xp.int32
-    info = xp.__array_namespace_info__()
-    assert info.default_dtypes()["integral"] is xp.int32
-    assert info.default_dtypes()["real floating"] is xp.float32
-    assert set(info.dtypes()) == {"bool", "int32", "float32"}
+    assert xp.arange(3).dtype is xp.int64
+    assert xp.zeros(2).dtype is xp.float64
+    assert xp.sum(xp.asarray([1, 2], dtype=xp.int32)).dtype is xp.int64
+    assert xp.sum(xp.asarray([1, 2], dtype=xp.uint8)).dtype is xp.uint64
+    assert xp.sum(xp.asarray([1, 2], dtype=xp.float32)).dtype is xp.float32
+    assert xp.divide(xp.asarray([1]), xp.asarray([2])).dtype is xp.float64
+    assert xp.argmax(xp.asarray([1.0, 3.0])).dtype is xp.int64
 
 
 def test_tensor_wrapped_without_copy_and_results_adopt_numpy_buffers() -> None:
@@ -85,8 +92,8 @@ def test_basic_slicing_shares_the_carrier_with_offset_and_strides() -> None:
 @pytest.mark.parametrize("kind", DEVICES)
 def test_results_live_in_carriers_of_the_operands_kind(kind: str) -> None:
     dev = xp.Device(kind)
-    a = xp.asarray([[1.0, 2.0], [3.0, 4.0]], device=dev)
-    b = xp.ones((2, 2), device=dev)
+    a = xp.asarray([[1.0, 2.0], [3.0, 4.0]], device=dev, dtype=xp.float32)
+    b = xp.ones((2, 2), device=dev, dtype=xp.float32)
     assert a.device == dev
     assert type(a.carrier).__name__ == kind
     for result in (a + b, xp.matmul(a, b), xp.sum(a, axis=0), xp.exp(a), a[::-1] * 2):
@@ -96,17 +103,18 @@ def test_results_live_in_carriers_of_the_operands_kind(kind: str) -> None:
     np.testing.assert_allclose(np.asarray(a[::-1] * 2), [[6, 8], [2, 4]])
 
 
-def test_bool_results_on_filebacked_live_in_host_memory() -> None:
+def test_bool_results_on_filebacked_live_in_its_extension_carrier() -> None:
     dev = xp.Device("file")
     a = xp.asarray([1.0, -1.0], device=dev)
     mask = a > 0
     assert mask.device == dev
-    assert type(mask.carrier) is CPU  # FileBacked cannot store Bool (carrier spec)
+    # FileBacked cannot store Bool (carrier spec); the device's extension carrier does.
+    assert type(mask.carrier) is FileBackedExtension
     np.testing.assert_array_equal(np.asarray(a[mask]), [1.0])
 
 
 def test_mixing_devices_is_valueerror_and_to_device_moves() -> None:
-    a = xp.asarray([1.0, 2.0])
+    a = xp.asarray([1.0, 2.0], dtype=xp.float32)
     f = a.to_device(xp.Device("FileBacked"))
     assert type(f.carrier) is FileBacked
     with pytest.raises(ValueError, match="different devices"):
@@ -257,7 +265,7 @@ def test_asarray_refuses_a_finite_value_beyond_float32_like_the_carriers(value: 
     # CONTRACT section 3: a finite value whose nearest binary32 is infinite is
     # OverflowError (a carrier refuses it too), never a silent inf with a NumPy warning.
     with pytest.raises(OverflowError, match="no finite float32 value"):
-        xp.asarray(value)
+        xp.asarray(value, dtype=xp.float32)
     with pytest.raises(OverflowError):
         CPU(1)[0] = float(np.asarray(value).flat[0])
     assert bool(xp.isinf(xp.asarray(np.array([np.inf])))[0])  # inf itself stays inf
