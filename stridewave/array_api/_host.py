@@ -91,12 +91,28 @@ def _floor_divide(x1: Any, x2: Any, /) -> Any:
     return out
 
 
+def _expm1(x: Any, /) -> Any:
+    """``expm1`` on host: a complex operand with an infinite or NaN part gives ``exp(x) - 1``.
+
+    NumPy's complex ``expm1`` answers those with NaN parts where the standard's
+    special cases (which are ``exp``'s, less one) have infinities, -1 and zeros.
+    """
+    out = cnp.expm1(x)
+    if out.dtype.kind == "c":
+        nonfinite = ~np.isfinite(x)
+        if nonfinite.any():
+            with np.errstate(all="ignore"):
+                out = np.where(nonfinite, np.exp(x) - 1, out)
+    return out
+
+
 class _Namespace:
     """``array_api_compat.numpy`` with the host's few shims (an attribute each, once)."""
 
     def __init__(self) -> None:
         self.clip = _clip
         self.floor_divide = _floor_divide
+        self.expm1 = _expm1
         self.linalg = cnp.linalg
         self.fft = cnp.fft
 

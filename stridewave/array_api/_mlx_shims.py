@@ -181,6 +181,22 @@ def sin(x: Any) -> Any:
     return mx.where(mx.equal(x, 0), x, mx.sin(x))
 
 
+def expm1(x: Any) -> Any:
+    """``expm1`` of complex64 too (MLX's takes real dtypes only), with the standard's cases.
+
+    ``expm1(a + bj) = expm1(a) cos(b) - 2 sin(b/2)**2 + j exp(a) sin(b)``, accurate near
+    zero; ``exp(x) - 1`` where a part is infinite or NaN (the standard's special cases).
+    """
+    if x.dtype != mx.complex64:
+        return mx.expm1(x)
+    a, b = mx.real(x), mx.imag(x)
+    half = mx.sin(b / 2)
+    # (+ 0.0: the real part of expm1(-0 + 0j) is +0)
+    real = mx.expm1(a) * mx.cos(b) - 2 * half * half + 0.0
+    near = mx.view(mx.stack([real, mx.exp(a) * mx.sin(b)], axis=-1), mx.complex64)
+    return mx.where(mx.isfinite(x), near.reshape(x.shape), mx.exp(x) - 1)
+
+
 def _remainder(x1: Any, x2: Any) -> Any:
     """Floating ``remainder`` whose zeros take the divisor's sign, as the standard's do.
 
@@ -555,7 +571,7 @@ MAIN: Final[dict[str, str | Callable[..., Any]]] = {
     "cos": "cos",
     "cosh": "cosh",
     "exp": "exp",
-    "expm1": "expm1",
+    "expm1": expm1,
     "floor": "floor",
     "imag": "imag",
     "isfinite": "isfinite",

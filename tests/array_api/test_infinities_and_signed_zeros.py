@@ -118,3 +118,23 @@ def test_sin_of_a_signed_zero_keeps_its_sign(device: str) -> None:
     got = _host(xp.sin(x))
     assert _same(got[:2], [-0.0, 0.0])
     assert got[2] == pytest.approx(np.sin(np.float32(1.0)))
+
+
+#: (z, the standard's expm1(z)) for complex z with an infinite or NaN part.
+EXPM1_CASES = [
+    (complex(INF, 0.0), complex(INF, 0.0)),
+    (complex(-INF, INF), complex(-1.0, 0.0)),
+    (complex(-INF, float("nan")), complex(-1.0, 0.0)),
+    (complex(float("nan"), 0.0), complex(float("nan"), 0.0)),
+    (complex(1e-9, 0.0), complex(1e-9, 0.0)),
+]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_expm1_of_a_complex_infinity_is_exp_less_one(device: str) -> None:
+    z = xp.asarray([c[0] for c in EXPM1_CASES], dtype=xp.complex64, device=xp.Device(device))
+    got = _host(xp.expm1(z))
+    want = np.asarray([c[1] for c in EXPM1_CASES], dtype=np.complex64)
+    assert np.array_equal(got.real, want.real, equal_nan=True), got
+    assert np.array_equal(got.imag, want.imag, equal_nan=True), got
+    assert got[-1].real == pytest.approx(1e-9, rel=1e-6)  # (not exp(z) - 1, which is 0)
