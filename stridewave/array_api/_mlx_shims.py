@@ -171,6 +171,10 @@ def mean(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
 
 def sign(x: Any) -> Any:
     if x.dtype not in _REAL_FLOATS:
+        if x.dtype == mx.complex64:
+            # (MLX's sign of a complex zero is the zero itself, signs and all; the
+            # standard's is 0 + 0j)
+            return mx.where(mx.equal(x, 0), mx.array(0, x.dtype), mx.sign(x))
         # (MLX's sign of bool is its operand itself: a copy)
         return mx.array(x) if x.dtype == mx.bool_ else mx.sign(x)
     return mx.where(mx.isnan(x), x, mx.sign(x))  # (MLX's sign(NaN) is 0)
@@ -483,8 +487,16 @@ def _int_division(name: str, floating: Callable[..., Any] | None = None) -> Call
     def func(x1: Any, x2: Any) -> Any:
         if not (_integral(x1) and _integral(x2)):
             return inexact(x1, x2)
+        if type(x2) is int:
+            # (a Python divisor is answered here: an array of it would widen int8
+            # and int16 operands to int32)
+            if x2 != -1:
+                return divide(x1, x2)
+            return mx.negative(x1) if name == "floor_divide" else mx.zeros_like(x1)
         if _unsigned(x1) or _unsigned(x2):
             return divide(x1, x2)  # (no quotient overflows; -1 is no unsigned value)
+        if type(x1) is int:
+            x1 = mx.array(x1, dtype=x2.dtype)
         by_minus_one = mx.equal(x2, -1)
         out = divide(x1, mx.where(by_minus_one, 1, x2))
         instead = mx.negative(x1) if name == "floor_divide" else mx.zeros_like(out)

@@ -138,3 +138,11 @@ def test_expm1_of_a_complex_infinity_is_exp_less_one(device: str) -> None:
     assert np.array_equal(got.real, want.real, equal_nan=True), got
     assert np.array_equal(got.imag, want.imag, equal_nan=True), got
     assert got[-1].real == pytest.approx(1e-9, rel=1e-6)  # (not exp(z) - 1, which is 0)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_sign_of_a_complex_zero_is_positive_zero(device: str) -> None:
+    z = [complex(0.0, -0.0), complex(-0.0, -0.0), complex(-0.0, 0.0), 3 + 4j]
+    got = _host(xp.sign(xp.asarray(z, dtype=xp.complex64, device=xp.Device(device))))
+    assert not np.signbit(got[:3].real).any() and not np.signbit(got[:3].imag).any(), got
+    assert got[3] == pytest.approx(0.6 + 0.8j)

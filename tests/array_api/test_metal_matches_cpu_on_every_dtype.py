@@ -44,3 +44,34 @@ def test_unsigned_floor_divide_and_remainder_on_metal_match_cpu(dtype: str) -> N
         assert _host(a // b).tolist() == (x1 // x2).tolist()
         assert _host(a % b).tolist() == (x1 % x2).tolist()
         assert _host(a // 2).tolist() == (x1 // 2).tolist()
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int64"])
+def test_integer_division_by_a_python_int_keeps_the_dtype_on_metal(dtype: str) -> None:
+    values = np.array([7, -7, 5, int(np.iinfo(dtype).min)], dtype=dtype)
+    x = xp.asarray(values, device=METAL)
+    for got, want in [
+        (x // 2, values // 2),
+        (x % 3, values % 3),
+        (x // -1, -values),
+        (x % -1, values * 0),
+        (7 // x[:3], 7 // values[:3]),
+    ]:
+        assert got.dtype == getattr(xp, dtype), (got.dtype, dtype)
+        assert _host(got).tolist() == want.tolist()
+
+
+def test_indices_computed_on_the_host_are_in_the_default_indexing_dtype_on_metal() -> None:
+    # searchsorted, nonzero and the unique functions run in NumPy (int64 indices);
+    # Metal's default indexing dtype is MLX's int32, as argsort's and argmax's are.
+    index = xp.__array_namespace_info__().default_dtypes(device=METAL)["indexing"]
+    x = xp.asarray(np.array([3, 1, 3, 0], dtype=np.int64), device=METAL)
+    found = xp.unique_all(x)
+    assert found.values.dtype == xp.int64
+    assert {a.dtype for a in found[1:]} == {index}
+    assert xp.unique_inverse(x).inverse_indices.dtype == index
+    assert xp.unique_counts(x).counts.dtype == index
+    assert xp.nonzero(x)[0].dtype == index
+    got = xp.searchsorted(xp.sort(x), x)
+    assert got.dtype == index
+    assert _host(got).tolist() == [2, 1, 2, 0]
