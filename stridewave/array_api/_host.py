@@ -92,17 +92,34 @@ def _floor_divide(x1: Any, x2: Any, /) -> Any:
 
 
 def _expm1(x: Any, /) -> Any:
-    """``expm1`` on host: a complex operand with an infinite or NaN part gives ``exp(x) - 1``.
+    """``expm1`` on host: a complex zero, or an infinite or NaN part, gives ``exp(x) - 1``.
 
-    NumPy's complex ``expm1`` answers those with NaN parts where the standard's
-    special cases (which are ``exp``'s, less one) have infinities, -1 and zeros.
+    NumPy's complex ``expm1`` answers those with NaN parts (and ``-0 + 0j`` for
+    ``-0 + 0j``) where the standard's special cases, ``exp``'s less one, have
+    infinities, -1 and positive zeros.
     """
     out = cnp.expm1(x)
     if out.dtype.kind == "c":
-        nonfinite = ~np.isfinite(x)
-        if nonfinite.any():
+        special = ~np.isfinite(x) | (x == 0)
+        if special.any():
             with np.errstate(all="ignore"):
-                out = np.where(nonfinite, np.exp(x) - 1, out)
+                out = np.where(special, np.exp(x) - 1, out)
+    return out
+
+
+def _tanh(x: Any, /) -> Any:
+    """``tanh`` on host: an infinite real part and a finite imaginary one give ``±1 ± 0j``.
+
+    NumPy gives the zero the sign of ``sin(2 imag)`` (C99's rule); the standard's
+    ``tanh(+inf + bj)`` is ``1 + 0j`` for ``b > 0`` (and its symmetries).
+    """
+    out = cnp.tanh(x)
+    if out.dtype.kind == "c":
+        limit = np.isinf(x.real) & np.isfinite(x.imag)
+        if limit.any():
+            out = np.array(out)  # (a 0-d operand's answer is a NumPy scalar)
+            out.real[limit] = np.sign(x.real[limit])
+            out.imag[limit] = np.copysign(0, x.imag[limit])
     return out
 
 
@@ -113,6 +130,7 @@ class _Namespace:
         self.clip = _clip
         self.floor_divide = _floor_divide
         self.expm1 = _expm1
+        self.tanh = _tanh
         self.linalg = cnp.linalg
         self.fft = cnp.fft
 

@@ -201,6 +201,21 @@ def expm1(x: Any) -> Any:
     return mx.where(mx.isfinite(x), near.reshape(x.shape), mx.exp(x) - 1)
 
 
+def tanh(x: Any) -> Any:
+    """``tanh`` whose complex limits ``tanh(±inf + bj)`` are ``±1 + 0j`` with ``b``'s sign.
+
+    MLX gives the zero the sign of ``sin(2b)`` (C99's rule); the standard's
+    ``tanh(+inf + bj)`` is ``1 + 0j`` for ``b > 0`` (and its symmetries).
+    """
+    out = mx.tanh(x)
+    if x.dtype != mx.complex64:
+        return out
+    a, b = mx.real(x), mx.imag(x)
+    limit = mx.logical_and(mx.isinf(a), mx.isfinite(b))
+    ones = mx.view(mx.stack([mx.sign(a), b * 0.0], axis=-1), mx.complex64)
+    return mx.where(limit, ones.reshape(x.shape), out)
+
+
 def _remainder(x1: Any, x2: Any) -> Any:
     """Floating ``remainder`` whose zeros take the divisor's sign, as the standard's do.
 
@@ -605,7 +620,7 @@ MAIN: Final[dict[str, str | Callable[..., Any]]] = {
     "square": "square",
     "sqrt": "sqrt",
     "tan": "tan",
-    "tanh": "tanh",
+    "tanh": tanh,
     "trunc": "trunc",
     "add": "add",
     "atan2": "arctan2",

@@ -146,3 +146,24 @@ def test_sign_of_a_complex_zero_is_positive_zero(device: str) -> None:
     got = _host(xp.sign(xp.asarray(z, dtype=xp.complex64, device=xp.Device(device))))
     assert not np.signbit(got[:3].real).any() and not np.signbit(got[:3].imag).any(), got
     assert got[3] == pytest.approx(0.6 + 0.8j)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_tanh_of_a_complex_infinity_is_one_with_the_imaginary_sign(device: str) -> None:
+    # The standard: tanh(+inf + bj) is 1 + 0j for finite b > 0 (its symmetries for the
+    # rest); NumPy and MLX give the zero the sign of sin(2b), which 2.0 makes negative.
+    inf = INF
+    z = [complex(inf, 2.0), complex(inf, -2.0), complex(-inf, 2.0), complex(inf, 0.0), 0.5 + 0.5j]
+    got = _host(xp.tanh(xp.asarray(z, dtype=xp.complex64, device=xp.Device(device))))
+    assert got[:4].real.tolist() == [1.0, 1.0, -1.0, 1.0]
+    assert np.signbit(got[:4].imag).tolist() == [False, True, False, False]
+    assert got[4] == pytest.approx(np.tanh(0.5 + 0.5j), rel=1e-6)
+    scalar = xp.asarray(complex(inf, 2.0), dtype=xp.complex64, device=xp.Device(device))
+    assert complex(_host(xp.tanh(scalar))) == 1 + 0j
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_expm1_of_a_complex_zero_is_a_positive_zero(device: str) -> None:
+    z = xp.asarray([complex(-0.0, 0.0)], dtype=xp.complex64, device=xp.Device(device))
+    got = _host(xp.expm1(z))
+    assert got[0] == 0 and not np.signbit(got.real[0]) and not np.signbit(got.imag[0])
