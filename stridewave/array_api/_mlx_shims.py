@@ -456,6 +456,8 @@ def argsort(x: Any, axis: int = -1, descending: bool = False, stable: bool = Tru
 def vecdot(x1: Any, x2: Any, axis: int = -1) -> Any:
     if x1.shape[axis] != x2.shape[axis]:
         raise ValueError("vecdot: the contracted axes differ in extent.")
+    if x1.dtype == mx.complex64:
+        x1 = mx.conj(x1)  # (the standard's vecdot conjugates x1)
     return mx.sum(x1 * x2, axis=axis)
 
 

@@ -75,3 +75,11 @@ def test_indices_computed_on_the_host_are_in_the_default_indexing_dtype_on_metal
     got = xp.searchsorted(xp.sort(x), x)
     assert got.dtype == index
     assert _host(got).tolist() == [2, 1, 2, 0]
+
+
+@pytest.mark.parametrize("device", [METAL, CPU])
+def test_vecdot_conjugates_its_first_complex_operand(device: xp.Device) -> None:
+    x1 = xp.asarray([1j, 2j, 3j], dtype=xp.complex64, device=device)
+    x2 = xp.asarray([1, 2j, 3], dtype=xp.complex64, device=device)
+    assert complex(xp.vecdot(x1, x2)) == 4 - 10j
+    assert complex(xp.linalg.vecdot(x1, x2)) == 4 - 10j
