@@ -29,6 +29,7 @@ from stridewave.array_api._device import (
     default_device,
     set_default_device,
 )
+from stridewave.array_api._dtypes import DTYPES as _DTYPES
 from stridewave.array_api._functions import (
     abs,
     acos,
@@ -164,7 +165,6 @@ from stridewave.array_api._functions import (
     zeros,
     zeros_like,
 )
-from stridewave.array_api._dtypes import DTYPES as _DTYPES
 from stridewave.array_api._info import __array_namespace_info__
 
 __array_api_version__: Final = "2024.12"

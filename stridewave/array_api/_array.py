@@ -347,7 +347,7 @@ class Array(Tensor):
     ``layout`` and ``offset`` say where its elements live. Build one with the
     namespace's creation functions (``xp.asarray``, ``xp.zeros`` ...) or wrap an
     existing Tensor with ``xp.asarray(tensor)`` (no copy). Operators follow the
-    Python array API standard 2024.12 for bool, int32 and float32.
+    Python array API standard 2024.12 for its thirteen dtypes.
 
     Parameters
     ----------
@@ -361,8 +361,9 @@ class Array(Tensor):
 
     Notes
     -----
-    *Devices*: ``device`` is the carrier kind (:class:`Device`). Results live in
-    fresh carriers of the operands' kind; mixing devices raises ``ValueError``.
+    *Devices*: ``device`` is the place (:class:`Device`), whatever carrier class
+    holds the dtype. Results live in fresh carriers of the operands' device (the
+    class ``carrier_for(device, dtype)`` names); mixing devices raises ``ValueError``.
 
     *Views*: basic indexing (integers, slices, ``...``, ``None``) and the views NumPy
     makes (transposes, reshapes, broadcasts) share the carrier; boolean and integer
@@ -413,7 +414,7 @@ class Array(Tensor):
 
     @property
     def device(self) -> Device:
-        """Device: The carrier kind holding the elements."""
+        """Device: The place holding the elements (whatever carrier class holds them)."""
         return self._device
 
     @property

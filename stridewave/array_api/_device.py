@@ -114,9 +114,7 @@ class Device:
     def __new__(cls, kind: object) -> Self:
         name = _NAMES.get(kind.strip().lower()) if isinstance(kind, str) else None
         if name is None:
-            raise ValueError(
-                _carrier_messages.unknown_device(kind, _CANONICAL, dict(_NAMES))
-            )
+            raise ValueError(_carrier_messages.unknown_device(kind, _CANONICAL, dict(_NAMES)))
         found = cls._INSTANCES.get(name)
         if found is None:
             with _lock:

@@ -236,7 +236,9 @@ def can_cast(from_: object, to: object, /) -> bool:
     TypeError
         If a dtype is not one of this namespace's.
     """
-    source = _dtype_of(from_) if hasattr(from_, "dtype") else as_dtype(from_)
+    found = _dtype_of(from_) if hasattr(from_, "dtype") else as_dtype(from_)
+    assert found is not None
+    source: DType = found
     target = as_dtype(to)
     if source is target:
         return True

@@ -943,7 +943,9 @@ def _permuted(x: Array, axes: tuple[int, ...]) -> Array:
     assert layout is not None
     shape, strides = layout._shape, layout._strides
     view = strided_layout(tuple(shape[a] for a in axes), tuple(strides[a] for a in axes))
-    return adopted((x._carrier, view, x._offset, None), x._device)
+    carrier = x._carrier
+    assert carrier is not None
+    return adopted((carrier, view, x._offset, None), x._device)
 
 
 def tensordot(x1: Any, x2: Any, /, *, axes: Any = 2) -> Array:

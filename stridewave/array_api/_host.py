@@ -194,7 +194,7 @@ _FILE_PROTOTYPES: dict[type[Carrier], Carrier] = {}
 
 
 def _file_prototype(dtype: DType) -> Carrier:
-    kind = carrier_for("FileBacked", dtype)
+    kind: Any = carrier_for("FileBacked", dtype)
     found = _FILE_PROTOTYPES.get(kind)
     if found is None:
         found = kind(dtype=DType.Float32)
@@ -213,10 +213,16 @@ def _store_generic(flat: npt.NDArray[Any], dtype: DType) -> Carrier:
     return found
 
 
+#: The CPU device's carrier class of each NumPy dtype (looked up once: every result
+#: on CPU is adopted through it).
+_CPU_KINDS: Final[dict[np.dtype[Any], Any]] = {
+    _dtypes.numpy_dtype(dtype): carrier_for("CPU", dtype) for dtype in _DTYPES
+}
+
+
 def _from_numpy(flat: npt.NDArray[Any], *, mutable: bool = True) -> Carrier:
     """Adopt a 1-D C-contiguous NumPy array as a CPU-device carrier (no copy)."""
-    dtype = _dtypes.from_numpy(flat.dtype)
-    kind: Any = CPU if dtype is None else carrier_for("CPU", dtype)
+    kind: Any = _CPU_KINDS.get(flat.dtype, CPU)
     found: Carrier = kind.from_numpy(flat, mutable=mutable)
     return found
 
@@ -228,7 +234,6 @@ _STORES: Final[dict[str, Callable[[npt.NDArray[Any], DType], Carrier] | None]] =
     "FileBacked": _store_file,
     "Generic": _store_generic,
 }
-
 
 
 class HostBackend:
@@ -482,4 +487,3 @@ def describe(kind: str) -> str:
         ``kind``.
     """
     return kind
-

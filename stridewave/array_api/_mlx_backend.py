@@ -65,10 +65,6 @@ _DEFAULTS: Final[Mapping[str, DType]] = types.MappingProxyType(
 _UINT32: Final = _dtypes.DTYPES["uint32"]
 
 
-#: The dtypes the spec's Metal carrier stores (the others: MetalExtension).
-_SPEC: Final = frozenset({DType.Float32, DType.Int32, DType.Bool})
-
-
 #: Where NumPy's wider answer is held on a Metal device that lacks it.
 _NARROWER: Final = {
     DType.Float64: DType.Float32,
@@ -239,6 +235,8 @@ class MLXBackend:
             for dtype in metal_storage_dtypes()
         }
         self._from_mx: dict[Any, DType] = {v: k for k, v in self._to_mx.items()}
+        #: The Metal device's carrier class of each dtype (Metal for the spec's).
+        self._kinds: dict[DType, Any] = {d: carrier_for("Metal", d) for d in self._to_mx}
         self._dtypes = types.MappingProxyType(dict(self._to_mx))
         self.ns = _Namespace(self)
         self._directs: dict[str, Callable[..., Adopted | None] | None] = {}
@@ -388,8 +386,7 @@ class MLXBackend:
             mx.eval(flat)  # an empty array is never scheduled (nothing to overlap)
             if first is None:
                 _OPERATION.reads.clear()
-        kind: Any = Metal if dtype in _SPEC else carrier_for("Metal", dtype)
-        carrier = kind.adopt_array(
+        carrier = self._kinds[dtype].adopt_array(
             flat, mx_device, device_name, dtype, mutable=True, scheduled=True
         )
         if shape is None:
@@ -507,8 +504,7 @@ class MLXBackend:
             full = self.mx.broadcast_to(self.astype(values, dtype), shape)
             flat = self.mx.contiguous(full).reshape(-1)
         mx_device, name = _mlx_device()
-        kind: Any = Metal if dtype in _SPEC else carrier_for("Metal", dtype)
-        found: Metal = kind.adopt_array(
+        found: Metal = self._kinds[dtype].adopt_array(
             flat, mx_device, name, dtype, mutable=False, scheduled=False
         )
         return found

@@ -55,6 +55,7 @@ __all__ = [
     "stale_view",
     "tier_not_a_carrier",
     "too_many_items",
+    "unknown_device",
     "unsupported_dtype",
     "value_overflow",
     "value_type",

@@ -253,9 +253,6 @@ def test_reductions_of_empty_metal_arrays_finish(tmp_path: Path) -> None:
 
 VIEWS: dict[str, Callable[[Any], Any]] = {
     "reshape": lambda a: xp.reshape(a, (3, 2)),
-    "permute_dims": lambda a: xp.permute_dims(a, (1, 0)),
-    ".T": lambda a: a.T,
-    ".mT": lambda a: a.mT,
     "flip": lambda a: xp.flip(a),
     "expand_dims": lambda a: xp.expand_dims(a, axis=0),
     "broadcast_to": lambda a: xp.broadcast_to(a, (2, 2, 3)),
@@ -283,6 +280,29 @@ def test_metal_results_of_view_functions_own_their_buffer(name: str) -> None:
     assert r.carrier.version == 0
     r.carrier.set_value(1, 42.0)
     assert np.asarray(a).ravel().tolist() == [99.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+    assert a.carrier.version == 1
+
+
+TRANSPOSES: dict[str, Callable[[Any], Any]] = {
+    "permute_dims": lambda a: xp.permute_dims(a, (1, 0)),
+    ".T": lambda a: a.T,
+    ".mT": lambda a: a.mT,
+    "matrix_transpose": lambda a: xp.matrix_transpose(a),
+}
+
+
+@pytest.mark.needs_mlx
+@needs_mlx
+@pytest.mark.parametrize("name", list(TRANSPOSES))
+def test_metal_transposes_are_views_of_the_same_carrier_as_basic_indexing(name: str) -> None:
+    # Geometry on the operand's carrier, as on CPU: a write through the transpose
+    # reaches the array, and the one carrier's version counts it.
+    metal = xp.Device("Metal")
+    a = xp.asarray(np.arange(6, dtype=np.float32).reshape(2, 3), device=metal)
+    t = TRANSPOSES[name](a)
+    assert t.carrier is a.carrier and t.shape == (3, 2)
+    t[1:, :1] = xp.asarray([[10.0], [20.0]], device=metal)
+    assert np.asarray(a).tolist() == [[0.0, 10.0, 20.0], [3.0, 4.0, 5.0]]
     assert a.carrier.version == 1
 
 

@@ -508,7 +508,20 @@ SITUATIONS: list[tuple[str, type[Exception], Callable[..., object], list[str]]] 
             r"bool\(x\)",
         ],
     ),
+    (
+        "unknown_device",
+        ValueError,
+        lambda: _array_api_device("gpu"),
+        [r"unknown stridewave\.array_api device 'gpu'", r"Did you mean 'Metal'\?"],
+    ),
 ]
+
+
+def _array_api_device(name: str) -> object:
+    """Construct an array API device by name (the façade raises the carriers' message)."""
+    import stridewave.array_api as xp
+
+    return xp.Device(name)
 
 
 @pytest.mark.parametrize(

@@ -95,3 +95,14 @@ def test_unknown_compound_dtype_fails_clearly_then_registers_in_one_call(client:
     assert client.submit(_describe, scaled, pure=False).result(timeout=WAIT) == (32, "DistMXFP8")
     # pickles outside distributed follow the spec unchanged
     assert pickle.loads(pickle.dumps(scaled)) is scaled
+
+
+def test_an_array_api_array_of_any_standard_dtype_unpickles_on_a_worker(client: Any) -> None:
+    # CONTRACT section 9: the worker imports nothing first; unpickling the Array
+    # registers the standard's dtypes there.
+    import stridewave.array_api as xp
+
+    for name in ("int64", "uint8", "complex128", "float64", "bool"):
+        local = xp.asarray(np.arange(3).astype(name))
+        remote = client.submit(repr, local, pure=False).result(timeout=WAIT)
+        assert remote == repr(local), name
