@@ -164,10 +164,12 @@ def _metal_rows(
     a, b = xp.asarray(a_np, device=metal), xp.asarray(b_np, device=metal)
     p, q = xp.asarray(p_np, device=metal), xp.asarray(q_np, device=metal)
     assert a.dtype == getattr(xp, dtype), f"xp.asarray gave {a.dtype} for {dtype} data"
+    mx_dtype = getattr(mx, dtype)  # (MLX reads float64 NumPy data as float32 untold)
     with mx.stream(device):
-        a_mx, b_mx = mx.array(a_np), mx.array(b_np)
-        p_mx, q_mx = mx.array(p_np), mx.array(q_np)
-        one_mx = mx.ones((1,), dtype=getattr(mx, dtype))
+        a_mx, b_mx = mx.array(a_np, dtype=mx_dtype), mx.array(b_np, dtype=mx_dtype)
+        p_mx, q_mx = mx.array(p_np, dtype=mx_dtype), mx.array(q_np, dtype=mx_dtype)
+        one_mx = mx.ones((1,), dtype=mx_dtype)
+    assert a_mx.dtype == mx_dtype == p_mx.dtype, "raw MLX would compute in another dtype"
     mx.eval(a_mx, b_mx, p_mx, q_mx, one_mx)
     one = xp.ones(1, dtype=getattr(xp, dtype), device=metal)
 
