@@ -1,11 +1,61 @@
-"""Developer sessions: ``nox -s tests lint typecheck contracts docstrings docs bench``."""
+"""Developer sessions and CI gates: each gate is defined here and only here.
+
+``nox`` runs the default sessions (lint, typecheck, contracts, docstrings, tests);
+``.ci/run`` runs the README's test command and then the gates of :data:`CI_GATES`, one
+``nox -s`` each. Other sessions: ``soak``, ``big``, ``docs``, ``interop``, ``bench``,
+``array_api``, ``mutation`` (docs/testing.md says what each adds).
+"""
 
 from __future__ import annotations
+
+import re
+from pathlib import Path
 
 import nox
 
 nox.options.sessions = ["lint", "typecheck", "contracts", "docstrings", "tests"]
 nox.options.default_venv_backend = "venv"
+
+#: The sessions ``.ci/run`` calls after the README's test command, in order.
+CI_GATES = ["lint", "typecheck", "contracts", "docstrings", "speedups", "mindeps"]
+
+#: The tests that exercise the scalar paths and the value rules under them: the carrier
+#: kinds (contract, write paths, normalization, hardening), the dtype descriptors and the
+#: array API. ``speedups`` and ``mindeps`` run these, not the whole suite, to keep CI
+#: within its time (docs/testing.md).
+CORE_TESTS = ["tests/carriers", "tests/dtypes", "tests/array_api"]
+
+ROOT = Path(__file__).resolve().parent
+
+
+def _lower_bounds() -> list[str]:
+    """Pin every runtime dependency of ``pyproject.toml`` at its declared lower bound.
+
+    Returns
+    -------
+    list of str
+        ``name==version`` for each ``name>=version`` in ``[project] dependencies``.
+
+    Raises
+    ------
+    ValueError
+        If a runtime dependency has no ``>=`` lower bound.
+    """
+    text = (ROOT / "pyproject.toml").read_text()
+    block = re.search(r"^dependencies = \[(.*?)^\]", text, re.MULTILINE | re.DOTALL)
+    if block is None:
+        raise ValueError("pyproject.toml has no [project] dependencies list")
+    pins = []
+    entries = re.findall(r'^\s*"([A-Za-z0-9_.-]+)(>=[^",;]*)?', block.group(1), re.MULTILINE)
+    for name, bound in entries:
+        if not bound:
+            raise ValueError(f"runtime dependency {name!r} declares no lower bound (>=)")
+        pins.append(f"{name}=={bound.removeprefix('>=').split(',')[0]}")
+    return pins
+
+
+#: The oldest versions ``pyproject.toml`` declares for the runtime dependencies.
+MIN_VERSIONS = _lower_bounds()
 
 
 @nox.session
@@ -17,9 +67,16 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def soak(session: nox.Session) -> None:
-    """Run the slow soak and stress variants."""
+    """Run the slow soak and stress variants, then the fuzz with the nightly examples."""
     session.install("-e", ".[test]")
-    session.run("pytest", "-m", "slow", "--runslow", *session.posargs)
+    env = {"STRIDEWAVE_METAL_DEVICE": "cpu", "STRIDEWAVE_SOAK": "1"}
+    session.run("pytest", "-m", "slow", "--runslow", *session.posargs, env=env)
+    session.run(
+        "pytest", "tests/carriers/test_metal_host_writes_under_threads.py", *session.posargs,
+        env=env,
+    )  # fmt: skip
+    env["HYPOTHESIS_PROFILE"] = "nightly"
+    session.run("pytest", "tests/carriers/hardening/test_fuzz.py", *session.posargs, env=env)
 
 
 @nox.session
@@ -108,18 +165,46 @@ def bench(session: nox.Session) -> None:
     session.run("python", "benchmarks/run.py", *session.posargs)
 
 
-#: The oldest versions ``pyproject.toml`` declares for the runtime dependencies.
-MIN_VERSIONS = ["numpy==2.0.2", "ml_dtypes==0.5.0", "typing-extensions==4.12.2"]
+@nox.session
+def mindeps(session: nox.Session) -> None:
+    """Run the core tests at the lowest runtime versions ``pyproject.toml`` declares.
+
+    ``nox -s mindeps -- tests`` runs the whole suite there instead.
+    """
+    session.install("-e", ".[test]", *MIN_VERSIONS)
+    session.run("python", "-m", "pip", "check")
+    check = "; ".join(
+        [
+            "import importlib.metadata as m",
+            f"pins = {MIN_VERSIONS!r}",
+            "got = [p.split('==')[0] + '==' + m.version(p.split('==')[0]) for p in pins]",
+            "print('lowest versions:', ', '.join(got))",
+            "assert [g.lower() for g in got] == [p.lower() for p in pins], (got, pins)",
+        ]
+    )
+    session.run("python", "-c", check)
+    session.run(
+        "python", "-m", "pytest", *(session.posargs or CORE_TESTS),
+        env={"STRIDEWAVE_METAL_DEVICE": "cpu"},
+    )  # fmt: skip
 
 
 @nox.session
-def mindeps(session: nox.Session) -> None:
-    """Run the test suite at the oldest declared NumPy, ml_dtypes and typing-extensions."""
-    session.install("-e", ".[test]", *MIN_VERSIONS)
-    session.run(
-        "python", "-c", "import numpy, ml_dtypes; print(numpy.__version__, ml_dtypes.__version__)"
+def speedups(session: nox.Session) -> None:
+    """Run the core tests with the C accelerator off: the pure-Python scalar paths.
+
+    ``STRIDEWAVE_NO_SPEEDUPS=1`` makes the package ignore its compiled accelerator
+    (``stridewave.carriers._base``); the session checks that it did. ``nox -s speedups
+    -- tests`` runs the whole suite so.
+    """
+    session.install("-e", ".[test]")
+    env = {"STRIDEWAVE_NO_SPEEDUPS": "1", "STRIDEWAVE_METAL_DEVICE": "cpu"}
+    check = (
+        "from stridewave.carriers import _base; print('scalar paths:', _base.SCALAR_PATH); "
+        "assert _base.SCALAR_PATH.startswith('pure Python'), _base.SCALAR_PATH"
     )
-    session.run("pytest", *session.posargs, env={"STRIDEWAVE_METAL_DEVICE": "cpu"})
+    session.run("python", "-c", check, env=env)
+    session.run("python", "-m", "pytest", *(session.posargs or CORE_TESTS), env=env)
 
 
 @nox.session(name="array_api")

@@ -38,7 +38,7 @@ libcu++'s backoff, which sleeps longer the longer it has waited, so the time of 
 call of 50-150 us depends on *when* its wait starts. Raw MLX that spins 25 us of
 Python between the launch and ``mx.eval`` finishes sooner than raw MLX that
 waits at once (3-39% by case); with ``mx.synchronize`` the same 25 us change nothing
-(``benchmarks/gpu/probe_settle.py``, ``benchmarks/gpu/results/run10/``). Under
+(measured on an NVIDIA H200 with MLX's CUDA build). Under
 ``eval`` the ratio measured the wait's phase as much as the work.
 """
 
@@ -304,7 +304,7 @@ def _in_processes(args: argparse.Namespace) -> list[tuple[str, float, str, float
 
     Each process allocates its arrays and results afresh, at other addresses: on the
     GPU a run's two sides can sit 10% apart for all its rounds one way in one process
-    and the other way in the next (``benchmarks/gpu/results/run10/``). pyperf spawns
+    and the other way in the next (seen on an NVIDIA H200). pyperf spawns
     worker processes for the same reason (memory layout). Each case's figure is the
     median of the per-process ratios of medians.
     """

@@ -1,7 +1,7 @@
 """Carrier benchmarks: each a ratio against NumPy measured in the same run.
 
 Run with ``nox -s bench`` or ``python benchmarks/bench_carriers.py``. Prints a table; the
-targets come from issue 3 (and issue 17: Metal's per-element ``set_value`` within 2x).
+targets are the project's performance bars (Metal's per-element ``set_value`` within 2x).
 Not a test: nothing fails, the numbers are recorded in docs/performance.md.
 ``--scalar`` runs only the per-element rows (every host-addressable kind, Metal on
 MLX's device where MLX is installed: ``STRIDEWAVE_METAL_DEVICE=cpu`` for its CPU);
@@ -73,7 +73,7 @@ def scalar_rows() -> list[tuple[str, float, float, float]]:
         env = {
             "array": array,
             "carrier": carrier,
-            # bound methods on both sides (the issue-12 bars): no attribute lookup timed
+            # bound methods on both sides (the bound-method bars): no attribute lookup timed
             "item": array.item,
             "put": array.__setitem__,
             "get_value": carrier.get_value,

@@ -4,7 +4,7 @@ Run ``python benchmarks/bench_evict.py [--repeat N] [--n N]`` (or ``nox -s bench
 Each figure is the best of N runs (``time.perf_counter``); both sides are measured
 in the same process, and the ratio divides the stridewave time by the NumPy one.
 
-Cases (issue 5 targets in the last column):
+Cases (targets in the last column):
 
 * ``evict()``: values from the CPU primary into the FileBacked secondary (file write,
   mapping, bit-for-bit read-back check, primary release) vs a raw ``numpy.memmap``

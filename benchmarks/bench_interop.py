@@ -1,4 +1,4 @@
-"""Interop costs against the NumPy hand-off measured in the same run (issue 14).
+"""Interop costs against the NumPy hand-off measured in the same run.
 
 * ``torch.from_dlpack(c)`` against ``torch.from_numpy(ndarray)`` on 1e7 Float32
   (target <= 1.5x, or the reason a copy is required). PyTorch accepts DLPack 1.x

@@ -1,4 +1,4 @@
-"""Metal carrier benchmarks (issue 6): each figure beside the raw MLX/NumPy op, same run.
+"""Metal carrier benchmarks: each figure beside the raw MLX/NumPy op, same run.
 
 Run ``python benchmarks/bench_metal.py`` (``--big`` adds N = 10**8). The carrier runs on
 the GPU when MLX has one, else set ``STRIDEWAVE_METAL_DEVICE=cpu`` for MLX's CPU

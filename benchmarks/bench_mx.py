@@ -4,7 +4,7 @@ Run ``python benchmarks/bench_mx.py [--repeat N] [--n N]`` (or ``nox -s bench``)
 figure is the best of N runs (``time.perf_counter``), both sides in the same process;
 the ratio divides the stridewave time by the NumPy one.
 
-Cases (issue 16 target in the last column):
+Cases (target in the last column):
 
 * ``quantize(x, MXFP8_E4M3)``: block maxima, E8M0 scales, scaled elements rounded to
   E4M3 (blocks of 32) vs ``x.astype(ml_dtypes.float8_e4m3fn)``, the element cast

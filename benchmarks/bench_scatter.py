@@ -5,7 +5,7 @@ figure is the best of N runs (``time.perf_counter``); ratios divide the stridewa
 time by the NumPy reference measured in the same process, so they hold across
 machines better than the absolute times.
 
-Cases (issue 4 targets in the last column):
+Cases (targets in the last column):
 
 * contiguous: mapping ``Layout((n,))`` vs ``numpy.copyto(dst, src)``;
 * reversed: mapping ``Layout((n,), (-1,))`` vs ``numpy.copyto(dst, src)`` (the

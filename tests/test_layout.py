@@ -190,7 +190,7 @@ def test_a_stride_beyond_an_int64_byte_offset_is_refused_even_on_an_axis_of_one(
     assert Layout((1,), (2**59,)).indices().tolist() == [0]
 
 
-# -- the int64 limits, at their exact edges (issue 18) ----------------------------------
+# -- the int64 limits, at their exact edges ----------------------------------
 
 #: the largest stride NumPy can multiply by an 8-byte item size within int64
 STRIDE_LIMIT = (2**63 - 1) // 8  # == 2**60 - 1
@@ -238,7 +238,7 @@ def test_the_size_limit_is_exact() -> None:
         Layout((2**62, 2), (0, 0))
 
 
-# -- tests that catch slips: mutation survivors of layout.py (issue 18) -------------------
+# -- tests that catch slips: mutation survivors of layout.py -------------------
 # Each test names the slips it catches; docs/testing.md lists the mutants.
 
 

@@ -175,7 +175,7 @@ def test_threads_setting_is_read_from_environment(monkeypatch: pytest.MonkeyPatc
     assert _scatter._threads() == 1
 
 
-# -- tests that catch slips: survivors of carriers/_scatter.py (issue 18) -------------------
+# -- tests that catch slips: survivors of carriers/_scatter.py -------------------
 # The mutants each test kills are listed in docs/testing.md.
 
 

@@ -67,6 +67,7 @@ case in front of it and calls it for everything else (docs/architecture.md).
 from __future__ import annotations
 
 import abc
+import functools
 import importlib
 import inspect
 import os
@@ -551,6 +552,18 @@ else:
         __setitem__ = vars(_Core)["__setitem__"]
 
 
+def _telling_owner(bind: Callable[[Any], None]) -> Callable[[Any], None]:
+    """Wrap a kind's ``_bind_backend`` so that it ends with ``_tell_owner()``."""
+
+    @functools.wraps(bind)
+    def _bind_backend(self: Carrier) -> None:
+        bind(self)
+        self._tell_owner()
+
+    _bind_backend._tells_owner = True  # type: ignore[attr-defined]
+    return _bind_backend
+
+
 class Carrier(_Protocols, _ScalarBase, abc.ABC):
     """One-dimensional homogeneous physical storage with a lifecycle.
 
@@ -582,6 +595,20 @@ class Carrier(_Protocols, _ScalarBase, abc.ABC):
 
     _dtype: DType
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Make every kind's ``_bind_backend`` tell the owning composite afterwards.
+
+        A composite (Evictable) caches its primary tier's scalar accessor for its own
+        fast path; a tier re-binds on its own (a Metal host view dropped when the
+        array API records a device read, a FileBacked copied after fork), so each
+        ``_bind_backend`` a kind defines ends with ``_tell_owner()``, whatever the
+        kind, and the composite never writes through a stale accessor.
+        """
+        super().__init_subclass__(**kwargs)
+        bind = cls.__dict__.get("_bind_backend")
+        if bind is not None and not getattr(bind, "_tells_owner", False):
+            cls._bind_backend = _telling_owner(bind)  # type: ignore[method-assign,assignment]
+
     #: The pure-Python scalar methods, whichever path is active (for tests and
     #: comparisons; the C methods fall back to these).
     _py_get_value = _ScalarPath.get_value
@@ -612,6 +639,7 @@ class Carrier(_Protocols, _ScalarBase, abc.ABC):
         """Cache the slot count and scalar accessors; call after the buffer changes."""
         self._slots = self._raw_size()
         self._slot_store = _RawAccess(self)
+        self._tell_owner()
 
     def _unbind_backend(self) -> None:
         # Bind refusers, not the raw hooks: a thread that passed the released check

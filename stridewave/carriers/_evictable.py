@@ -436,11 +436,49 @@ class Evictable(Carrier):
 
     @override
     def _fast_path_open(self) -> bool:
-        return not self._evicted
+        # The fast path writes into the primary's storage directly: it is open only
+        # while the primary's own would be (closed for a FileBacked inherited by a
+        # forked child until it copied its file).
+        return not self._evicted and self._primary._fast_path_open()
 
     @override
     def _before_mutation(self, action: str) -> None:
         self._page_in(action)
+        primary = self._primary
+        if not primary._fast_path_open():
+            # The write goes to the primary's storage: prepare it as a write to the
+            # primary itself would (a FileBacked inherited through fork copies its
+            # file first); its re-bound accessors reach us through _tier_changed.
+            with primary._access(self):
+                primary._before_mutation(action)
+            self._refresh()
+
+    @override
+    def _refresh(self) -> None:
+        if not self._released:
+            # Re-bind first: a tier that re-bound on another thread during this
+            # wrapper's move (without our lock) may have left a stale accessor.
+            self._bind_backend()
+        super()._refresh()
+
+    @override
+    def _tier_changed(self, tier: Any) -> None:
+        # Called by the primary after it re-bound its accessors (a Metal host view
+        # dropped for a recorded device read; a FileBacked copied after fork),
+        # possibly holding its own lock on another thread: never wait for ours.
+        if tier is not getattr(self, "_primary", None) or not hasattr(self, "_lock"):
+            return  # (not the primary, or claimed but not yet set up: binds when it is)
+        lock = self._locked()
+        if lock.acquire(blocking=False):
+            try:
+                if tier is self._primary and not self._evicted and not self._released:
+                    self._slot_store = tier._slot_store
+            finally:
+                lock.release()
+        elif tier is self._primary and not self._evicted and not self._released:
+            # Another thread holds our lock: a move it runs re-binds when it ends
+            # (_refresh), so this store is only ever superseded, never left stale.
+            self._slot_store = tier._slot_store
 
     @override
     def _before_read(self, action: str) -> None:
@@ -483,7 +521,7 @@ class Evictable(Carrier):
         # backend path serves (a Metal primary takes device sources on the device).
         # A move of the wrapper too: a Metal primary writes into a new buffer, and the
         # wrapper's scalar fast path (bound to the primary's old view) must not write
-        # into the old one meanwhile (a second adversarial run lost such writes); its
+        # into the old one meanwhile (such writes would be lost); its
         # writers see the gate replaced and write again under the lock.
         with self._move("scatter", guard=False):
             self._primary._raw_scatter(base, mapping, source)

@@ -124,6 +124,8 @@ _lock = threading.Lock()  # guards _session and _swept (reset in a forked child)
 _session: _Session | None = None
 _swept = False
 _shutting_down = False
+#: Sessions made during shutdown, by path, until the storage made in them is mapped.
+_transient: dict[str, _Session] = {}
 #: Live FileBacked carriers, so that a forked child can close their fast paths.
 _live: weakref.WeakSet[FileBacked] = weakref.WeakSet()
 
@@ -140,7 +142,10 @@ def _after_fork_in_child() -> None:
         with contextlib.suppress(OSError):
             os.close(inherited.lock_fd)
     for carrier in list(_live):
-        carrier._gate = None  # writes and moves take the locked path, which adopts
+        # Writes and moves take the locked path, which copies the file first; so do
+        # those through every composite above it (whose fast path writes into this
+        # carrier's mapping directly).
+        carrier._close_fast_path()
 
 
 if hasattr(os, "register_at_fork"):
@@ -154,6 +159,25 @@ def _at_exit(session: _Session) -> None:
         return
     _shutting_down = True
     session.close()
+
+
+def _exit_started() -> None:
+    """Exit hook registered at import: from here on, new storage is made transient.
+
+    ``atexit`` runs its hooks last registered first, so this one runs before every
+    hook registered before ``import stridewave``. Such a hook may make a FileBacked
+    after every cleanup hook of ours has run (or before any was registered: a
+    session directory made during ``atexit`` registers hooks that never run), so
+    from now on a new session directory is transient: its file is unlinked as soon
+    as it is mapped, and the directory removed at once. Hooks registered after the
+    import run before this one; a session they make is removed by
+    ``multiprocessing``'s exit hook, which runs after this one.
+    """
+    global _shutting_down
+    _shutting_down = True
+
+
+atexit.register(_exit_started)
 
 
 def _remove_file(session: _Session, name: str, pid: int) -> None:
@@ -275,6 +299,7 @@ def _current_session() -> _Session:
         session = _new_session()
         if _shutting_down or sys.is_finalizing():
             session.transient = True  # not registered: the caller removes it at once
+            _transient[session.path] = session
             return session
         _session = session
         atexit.register(_at_exit, session)
@@ -305,7 +330,21 @@ def session_directory() -> str:
     return _current_session().path
 
 
-SESSION_DIRECTORY[:] = [session_directory]  # NpyFile's owned files live there too
+def _settle_owned(path: str) -> None:
+    """After an NpyFile mapped its owned file: in a transient session, remove both now."""
+    with _lock:
+        session = _session
+    if session is not None and os.path.dirname(path) == session.path:
+        return  # the registered session: its own cleanup removes the file
+    directory = os.path.dirname(path)
+    transient = _transient.pop(directory, None)
+    if transient is not None:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        transient.close()
+
+
+SESSION_DIRECTORY[:] = [session_directory, _settle_owned]  # NpyFile's owned files too
 
 
 def _reserve(fd: int, old_bytes: int, new_bytes: int) -> None:
@@ -557,6 +596,7 @@ class FileBacked(_ArrayCarrier):
         _live.add(self)
         if session.transient:  # made during shutdown: leave nothing behind
             _remove_file(session, chosen, pid)
+            _transient.pop(session.path, None)
             session.close()
 
     @property

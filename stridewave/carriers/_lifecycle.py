@@ -230,6 +230,40 @@ class _Lifecycle:
     def _after_fork(self) -> None:
         """Repair kind-specific state in a forked child, under the fresh lock (a hook)."""
 
+    def _close_fast_path(self) -> None:
+        """Close the scalar fast path here and in every owner above, without locks.
+
+        For a forked child (single-threaded then): a kind whose storage the child must
+        not write in place (an inherited FileBacked) closes its gate, and so does each
+        composite that claimed it, since a composite's fast path writes into its
+        tier's storage directly. Each then takes the locked path, whose
+        ``_before_mutation`` prepares the tier (copies it) first.
+        """
+        carrier: _Lifecycle | None = self
+        while carrier is not None:
+            carrier._gate = None
+            owner = carrier._owner
+            target = owner.target() if owner is not None else None
+            carrier = target if isinstance(target, _Lifecycle) else None
+
+    def _tell_owner(self) -> None:
+        """Tell the composite that claimed this carrier that its accessors changed.
+
+        Called after every ``_bind_backend`` (``Carrier`` wraps each kind's), so a
+        composite that caches this tier's scalar accessor never keeps a stale one.
+        """
+        owner = self._owner
+        target = owner.target() if owner is not None else None
+        if isinstance(target, _Lifecycle):
+            target._tier_changed(self)
+
+    def _tier_changed(self, tier: _Lifecycle) -> None:
+        """React to a claimed tier re-binding its scalar accessors (a hook for composites).
+
+        May be called on any thread, holding the tier's lock (so it must not wait
+        for this carrier's lock: the lock order is the composite's first).
+        """
+
     def _fast_path_open(self) -> bool:
         """Return whether the kind lets the lock-free scalar path run now (a hook)."""
         return True

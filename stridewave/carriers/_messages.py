@@ -647,3 +647,16 @@ def stale_view(
         f"the storage now holds {held} (C-contiguous: {contiguous}); the carrier shrank "
         f"(resize) or was replaced since the Tensor was made. Build a new Tensor on it."
     )
+
+
+def mlx_after_fork(action: str) -> str:
+    """MLX work in a process forked after MLX started in its parent."""
+    return (
+        f"cannot {action}: this process was forked after MLX started in its parent, and "
+        f"MLX's worker threads do not survive fork, so any MLX work here would hang for "
+        f"ever. Start worker processes with the 'spawn' start method instead, e.g. "
+        f"multiprocessing.get_context('spawn') or ProcessPoolExecutor(mp_context="
+        f"multiprocessing.get_context('spawn')), or fork before the first Metal work. "
+        f"Other carrier kinds (CPU, FileBacked, Generic), and host reads and writes of a "
+        f"Metal carrier whose values were already read on the host, keep working here."
+    )

@@ -114,8 +114,37 @@ class _Unavailable(RuntimeError):
         self.short = short
 
 
+#: ``[True]`` in a process forked after MLX was imported in its parent (set by the
+#: at-fork hook below): MLX's worker threads did not survive the fork, so every MLX
+#: evaluation here would wait for ever. Metal work then raises instead.
+_FORKED_AFTER_MLX: Final[list[bool]] = [False]
+
+
+def _after_fork_in_child() -> None:
+    # Imported counts as started: the library imports MLX only to work with it, and
+    # user code that imported it may have evaluated arrays the library cannot see.
+    if "mlx.core" in sys.modules:
+        _FORKED_AFTER_MLX[0] = True
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def _require_mlx_alive(action: str) -> None:
+    """Raise RuntimeError (naming the ``spawn`` start method) in a child forked after MLX."""
+    if _FORKED_AFTER_MLX[0]:
+        message = _messages.mlx_after_fork(action)
+        raise _Unavailable(message, "forked after MLX started: use the 'spawn' start method")
+
+
 def _import_mlx() -> Any:
-    """Return ``mlx.core`` (imported on first use), or raise an actionable RuntimeError."""
+    """Return ``mlx.core`` (imported on first use), or raise an actionable RuntimeError.
+
+    In a child forked after MLX started in its parent, raise instead (any MLX work
+    there would hang): see :func:`_require_mlx_alive`.
+    """
+    _require_mlx_alive("run MLX work")
     try:
         import mlx.core as mx  # the one lazy import point (no module-level mlx)
     except ImportError as exc:
@@ -308,6 +337,7 @@ class Metal(_ArrayCarrier):
         # MLX aborts the process if it cannot allocate: refuse a size no host can hold
         itemsize = storage_numpy_dtype(dtype).itemsize
         check_host_allocation(itemsize * n, what=f"Metal({n}, dtype={dtype!r})")
+        _require_mlx_alive(f"build Metal({n})")
         mx = _import_mlx()
         device, name = _select_device(mx)
         array = mx.zeros((n,), dtype=_mlx_dtype(mx, dtype), stream=device)
@@ -334,6 +364,7 @@ class Metal(_ArrayCarrier):
         graph a second time (see the module notes, *Threads*). It takes no host view
         (the view is lazy).
         """
+        _require_mlx_alive("adopt an MLX result")  # (a scheduled one would never run)
         if evaluate:
             _import_mlx().eval(array)
         self._device = device
@@ -460,6 +491,7 @@ class Metal(_ArrayCarrier):
         latest one finishes after the others. MLX writes (scatter) need no wait: they
         build a new buffer (:meth:`_updated`).
         """
+        _require_mlx_alive("schedule MLX work")  # (the launched work will never run)
         with self._locked():  # (against _take_view forgetting what it waited for)
             self._pending[thread] = scheduled
             if self._viewed:

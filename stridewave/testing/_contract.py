@@ -513,7 +513,7 @@ class CarrierTests(KindTests):
     def test_scatter_capability_flag_matches_the_kind_table(self) -> None:
         kind = self.kind
         carrier = kind.make([1.0, 2.0], F32, True)
-        # the kind's declaration: its capability record where it has one (issue 12),
+        # the kind's declaration: its capability record where it has one,
         # else the _SCATTERS flag that the record replaces
         caps = getattr(carrier, "capabilities", None)
         declared = (

@@ -16,6 +16,7 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -233,7 +234,90 @@ def trial_evictable() -> list[str]:
     return problems + (out[0] if out else ["the trial did not finish"])
 
 
+def _pipeline_stages() -> list[Callable[[Any], Any]]:
+    """Array API steps, each building a lazy result from the previous one (any thread)."""
+    import stridewave.array_api as xp
+
+    return [
+        lambda a: xp.cos(a) * 1.5 + 2,
+        lambda a: xp.reshape(xp.exp(a), (8, 8)).T,
+        lambda a: a @ xp.ones((8, 8), dtype=xp.float32, device=a.device) + a[2:3, :],
+        lambda a: xp.sum(xp.sin(a), axis=0) + xp.max(a),
+    ]
+
+
+def _pipeline_input() -> Any:
+    import stridewave.array_api as xp
+
+    carrier = Metal(SLOTS)
+    carrier.scatter(
+        Tensor(CPU(0).new_like(np.linspace(-1, 1, SLOTS, dtype=np.float32)), Layout((SLOTS,))),
+        Tensor(carrier, Layout((0,))),
+        Layout((SLOTS,)),
+    )
+    return xp.asarray(Tensor(carrier, Layout((SLOTS,))))
+
+
+_REFERENCE: list[list[float]] = []
+
+
+def trial_same_values_any_thread() -> list[str]:
+    """Each step of a lazy pipeline on its own thread (some ended before the next reads).
+
+    Every stage builds on the previous stage's result, built and scheduled by another
+    thread, which has ended for half of them; the last is read on yet another thread,
+    while two writers scatter into disjoint slots of a second carrier whose untouched
+    slots must stay as they were. The values must be the ones one thread computes.
+    """
+    stages = _pipeline_stages()
+    if not _REFERENCE:
+        value = _pipeline_input()
+        for stage in stages:
+            value = stage(value)
+        _REFERENCE.append(np.asarray(value).tolist())
+    expected = _REFERENCE[0]
+    problems: list[str] = []
+    handoff: list[Any] = [_pipeline_input()]
+
+    def step(stage: Callable[[Any], Any], keep_alive: threading.Event | None) -> None:
+        handoff.append(stage(handoff[-1]))
+        if keep_alive is not None:
+            keep_alive.wait(5)  # this builder is still alive while the next one builds
+
+    def pipeline() -> None:
+        gates = []
+        for index, stage in enumerate(stages):
+            gate = threading.Event() if index % 2 else None
+            thread = threading.Thread(target=step, args=(stage, gate))
+            thread.start()
+            if gate is None:
+                thread.join()  # ended before the next stage reads its result
+            else:
+                while len(handoff) < index + 2 and thread.is_alive():
+                    thread.join(0.001)
+                gates.append((gate, thread))
+        seen: list[list[float]] = []
+        reader = threading.Thread(target=lambda: seen.append(np.asarray(handoff[-1]).tolist()))
+        reader.start()
+        reader.join(60)
+        for gate, thread in gates:
+            gate.set()
+            thread.join(60)
+        if seen != [expected]:
+            problems.append(f"same_values_any_thread: {seen[:1]} != one thread's {expected}")
+
+    target = fresh_metal()
+    problems += race(pipeline, lambda: write_run(target, 1, 7), lambda: write_run(target, 2, 9))
+    values = np.asarray(target).tolist()
+    for slot, value in enumerate(values):
+        wanted = {1: 7, 2: 9}.get(slot % STEP, 1000 + slot)
+        if value != wanted:
+            problems.append(f"same_values_any_thread: slot {slot} holds {value}, not {wanted}")
+    return problems
+
+
 TRIALS: dict[str, Callable[[], list[str]]] = {
+    "same_values_any_thread": trial_same_values_any_thread,
     "mlx_reader": trial_mlx_reader,
     "two_writers": trial_two_writers,
     "array_api_reader": trial_array_api_reader,

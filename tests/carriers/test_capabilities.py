@@ -1,4 +1,4 @@
-"""Declared capability records (issue 12): what each kind can do, read, never inferred."""
+"""Declared capability records: what each kind can do, read, never inferred."""
 
 from __future__ import annotations
 

@@ -132,7 +132,7 @@ def test_kind_declared_no_secondary_cannot_be_secondary() -> None:
 
 @pytest.mark.skipif(not HAVE_MLX, reason=NO_MLX_REASON)
 def test_metal_is_refused_as_a_secondary_at_construction() -> None:
-    """Issue 11: ``Evictable(CPU(4), Metal(0))`` is a ValueError, not a later evict() failure."""
+    """``Evictable(CPU(4), Metal(0))`` is a ValueError, not a later evict() failure."""
     primary, second = CPU(4), Metal(0)
     assert Metal.capabilities.secondary is False
     with pytest.raises(ValueError, match="Metal as its secondary"):

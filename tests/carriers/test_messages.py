@@ -1,4 +1,4 @@
-"""The wording of every carrier message situation, pinned in one place (issue 12).
+"""The wording of every carrier message situation, pinned in one place.
 
 Each row triggers one situation through the public API and pins the words a user
 reads: what was given, what was expected, how to fix it. A meta-test checks that

@@ -59,6 +59,9 @@ def run_trials(name: str, trials: int, tmp_path: Path) -> subprocess.CompletedPr
         "cross_thread",
         # scatters and reads through an Evictable over Metal while it moves
         "evictable",
+        # a lazy pipeline, each step built on another thread (some ended), read on
+        # another: one thread's values; two writers leave untouched slots alone
+        "same_values_any_thread",
     ],
 )
 def test_metal_device_work_from_several_threads_keeps_every_write(

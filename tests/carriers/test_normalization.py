@@ -259,7 +259,7 @@ def test_float32_overflow_boundary(value: float) -> None:
             normalize_scalar(F32, value)
 
 
-# -- Int32's edges off the ``carrier[0] = int`` shortcut (issue 18) ---------------------
+# -- Int32's edges off the ``carrier[0] = int`` shortcut ---------------------
 
 INT32_EDGES = [2**31 - 1, -(2**31)]
 
@@ -322,7 +322,7 @@ class _EdgeIndex:
         return self.value
 
 
-# -- empty typed arrays (issue 18: the size guard before min()/max()) ------------------
+# -- empty typed arrays (the size guard before min()/max()) ------------------
 
 
 @pytest.mark.parametrize(
@@ -337,7 +337,7 @@ def test_empty_integer_arrays_make_empty_int32_storage(kind: Kind, np_dtype: typ
     assert fresh.dtype() is I32
 
 
-# -- the refused array's message (issue 18) ---------------------------------------------
+# -- the refused array's message ---------------------------------------------
 
 REFUSED_ARRAY_WORDS = [
     # (dtype, array, words the message must hold: what was expected, what was given)
@@ -533,7 +533,7 @@ def test_an_endless_iterable_is_stopped_at_the_limit_and_named(
     assert "CPU.new_like" in message and "after 5 items" in message, message
 
 
-# -- tests that catch slips: survivors of the storage-dtype table (issue 18) ---------------
+# -- tests that catch slips: survivors of the storage-dtype table ---------------
 # carriers/_storage_dtypes.py; the mutants each test kills are listed in docs/testing.md.
 
 #: (integer, its nearest binary32): half to even at 24 significant bits, computed on
@@ -631,7 +631,7 @@ def test_a_wide_longdouble_is_rounded_once_and_named_when_it_overflows(kind: Kin
         assert f"got {value!r}" in message and "does not fit" in message, message
 
 
-# -- tests that catch slips: survivors of _normalize.py (issue 18) --------------------------
+# -- tests that catch slips: survivors of _normalize.py --------------------------
 
 
 def test_a_two_dimensional_array_is_named_with_the_call(kind: Kind) -> None:

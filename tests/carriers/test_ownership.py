@@ -190,7 +190,7 @@ def test_a_tier_whose_owner_is_gone_says_what_still_works() -> None:
     assert list(primary.new_like(np.asarray(primary))) == [0.0, 0.0, 0.0]
 
 
-# -- messages by their own words (issue 18) ----------------------------------------------
+# -- messages by their own words ----------------------------------------------
 
 
 class NamedOwner:
@@ -405,7 +405,7 @@ def test_giving_ownership_back_inside_the_scope_leaves_the_carrier_writable(kind
     assert not tier.is_mutable()
 
 
-# -- tests that catch slips: lifecycle survivors (issue 18; docs/testing.md) ---------------
+# -- tests that catch slips: lifecycle survivors (docs/testing.md) ---------------
 
 
 def test_each_owner_scope_closes_on_its_outermost_exit(kind: Kind) -> None:

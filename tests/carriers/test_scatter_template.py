@@ -1,5 +1,5 @@
 """The one scatter template: no kind overrides it; it checks once, pages in once, and
-lets a backend take the source values on its own device (issue 12)."""
+lets a backend take the source values on its own device."""
 
 from __future__ import annotations
 

@@ -8,7 +8,8 @@ carriers, check the cached buffer across every way a carrier re-binds its storag
 (release, resize, evict/promote, Metal's lazy host view, a rebind while a view is
 exported), and count references. The pure-Python path itself runs the scalar-path,
 lifecycle, race and write-path tests in a subprocess with ``STRIDEWAVE_NO_SPEEDUPS=1``
-(``test_the_pure_python_path_passes_the_scalar_path_tests``).
+(``test_the_pure_python_path_passes_the_scalar_path_tests``, a ``slow`` soak variant;
+CI's ``nox -s speedups`` runs the core tests so).
 """
 
 from __future__ import annotations
@@ -391,6 +392,9 @@ PURE_PYTHON_TESTS = [
 ]
 
 
+# CI runs this and more as ``nox -s speedups`` (the core tests with the accelerator off);
+# here it is a soak variant, minutes long on two cores.
+@pytest.mark.slow
 @pytest.mark.skipif(not ACCELERATED, reason="the main run is the pure-Python path already")
 def test_the_pure_python_path_passes_the_scalar_path_tests(tmp_path: Path) -> None:
     proc = subprocess.run(

@@ -1,4 +1,4 @@
-"""One answer per input, on every write path of every carrier kind (issue 11, CONTRACT 3).
+"""One answer per input, on every write path of every carrier kind (CONTRACT 3).
 
 A battery of inputs, each with the one outcome it must have per storage dtype (the
 stored value with its Python type, or the exception), runs through every write path:

@@ -1,4 +1,4 @@
-"""Faults (issue 8): a file-size limit or a full disk while creating or resizing
+"""Faults: a file-size limit or a full disk while creating or resizing
 FileBacked storage gives a clear OSError and leaves every existing value intact; a
 file deleted behind the library's back gives a clear FileNotFoundError on resize and
 flush, while reads and writes go on in memory."""

@@ -1,4 +1,4 @@
-"""Pickling and copying carriers (issue 8): independent carriers of the same kind,
+"""Pickling and copying carriers: independent carriers of the same kind,
 dtype, mutability and values, in this process and across a spawned one."""
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ def test_released_carriers_refuse_every_copy(kind: Kind) -> None:
             action(carrier)
 
 
-# -- crafted pickles are data (issue 13, CONTRACT section 7) ----------------------------
+# -- crafted pickles are data (CONTRACT section 7) ----------------------------
 
 
 class _Crafted:

