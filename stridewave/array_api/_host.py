@@ -76,11 +76,61 @@ def _clip(x: Any, /, min: Any = None, max: Any = None) -> Any:
     return cnp.clip(x, min, max)
 
 
+def _floor_divide(x1: Any, x2: Any, /) -> Any:
+    """``floor_divide`` on host: one infinite operand gives the quotient's infinity or zero.
+
+    NumPy answers ``inf // 2`` with NaN and ``1 // -inf`` with -1; the standard asks
+    for the signed infinity and the signed zero, which ``x1 / x2`` is there.
+    """
+    out = cnp.floor_divide(x1, x2)
+    if out.dtype.kind == "f":
+        one_infinite = np.isinf(x1) != np.isinf(x2)
+        if one_infinite.any():
+            with np.errstate(all="ignore"):
+                out = np.where(one_infinite, np.true_divide(x1, x2, dtype=out.dtype), out)
+    return out
+
+
+def _expm1(x: Any, /) -> Any:
+    """``expm1`` on host: a complex zero, or an infinite or NaN part, gives ``exp(x) - 1``.
+
+    NumPy's complex ``expm1`` answers those with NaN parts (and ``-0 + 0j`` for
+    ``-0 + 0j``) where the standard's special cases, ``exp``'s less one, have
+    infinities, -1 and positive zeros.
+    """
+    out = cnp.expm1(x)
+    if out.dtype.kind == "c":
+        special = ~np.isfinite(x) | (x == 0)
+        if special.any():
+            with np.errstate(all="ignore"):
+                out = np.where(special, np.exp(x) - 1, out)
+    return out
+
+
+def _tanh(x: Any, /) -> Any:
+    """``tanh`` on host: an infinite real part and a finite imaginary one give ``±1 ± 0j``.
+
+    NumPy gives the zero the sign of ``sin(2 imag)`` (C99's rule); the standard's
+    ``tanh(+inf + bj)`` is ``1 + 0j`` for ``b > 0`` (and its symmetries).
+    """
+    out = cnp.tanh(x)
+    if out.dtype.kind == "c":
+        limit = np.isinf(x.real) & np.isfinite(x.imag)
+        if limit.any():
+            out = np.array(out)  # (a 0-d operand's answer is a NumPy scalar)
+            out.real[limit] = np.sign(x.real[limit])
+            out.imag[limit] = np.copysign(0, x.imag[limit])
+    return out
+
+
 class _Namespace:
     """``array_api_compat.numpy`` with the host's few shims (an attribute each, once)."""
 
     def __init__(self) -> None:
         self.clip = _clip
+        self.floor_divide = _floor_divide
+        self.expm1 = _expm1
+        self.tanh = _tanh
         self.linalg = cnp.linalg
         self.fft = cnp.fft
 

@@ -603,6 +603,27 @@ def _implementation(backend: MLXBackend, entry: Any, name: str) -> Callable[...,
     return impl
 
 
+#: Delegated functions that answer indices (NumPy's in int64), with the fields of their
+#: named-tuple results that hold them (``None``: the whole result). On Metal they are
+#: in MLX's default indexing dtype, int32, as the device's own functions' are.
+_INDEX_RESULTS: Final[dict[str, tuple[str, ...] | None]] = {
+    "searchsorted": None,
+    "nonzero": None,
+    "unique_all": ("indices", "inverse_indices", "counts"),
+    "unique_counts": ("counts",),
+    "unique_inverse": ("inverse_indices",),
+}
+
+
+def _as_indices(result: Any, fields: tuple[str, ...] | None) -> Any:
+    """Return the NumPy ``result`` with its index arrays (``fields``) in int32."""
+    if fields is not None:
+        return result._replace(**{f: _as_indices(getattr(result, f), None) for f in fields})
+    if isinstance(result, tuple):
+        return tuple(_as_indices(r, None) for r in result)
+    return result.astype(np.int32) if result.dtype == np.int64 else result
+
+
 def _build(
     backend: MLXBackend, name: str, table: dict[str, Any], sub: str | None = None
 ) -> Callable[..., Any]:
@@ -620,6 +641,8 @@ def _build(
             )
         finally:
             _OPERATION.reads.clear()  # (computed from host copies: no device read)
+        if sub is None and name in _INDEX_RESULTS:
+            result = _as_indices(result, _INDEX_RESULTS[name])
         return _to_device(backend, result)
 
     host.__name__ = name

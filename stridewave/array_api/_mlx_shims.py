@@ -171,9 +171,64 @@ def mean(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
 
 def sign(x: Any) -> Any:
     if x.dtype not in _REAL_FLOATS:
+        if x.dtype == mx.complex64:
+            # (MLX's sign of a complex zero is the zero itself, signs and all; the
+            # standard's is 0 + 0j)
+            return mx.where(mx.equal(x, 0), mx.array(0, x.dtype), mx.sign(x))
         # (MLX's sign of bool is its operand itself: a copy)
         return mx.array(x) if x.dtype == mx.bool_ else mx.sign(x)
     return mx.where(mx.isnan(x), x, mx.sign(x))  # (MLX's sign(NaN) is 0)
+
+
+def sin(x: Any) -> Any:
+    # (MLX's sin(-0.0) is +0.0; sin(x) is x at either zero)
+    return mx.where(mx.equal(x, 0), x, mx.sin(x))
+
+
+def expm1(x: Any) -> Any:
+    """``expm1`` of complex64 too (MLX's takes real dtypes only), with the standard's cases.
+
+    ``expm1(a + bj) = expm1(a) cos(b) - 2 sin(b/2)**2 + j exp(a) sin(b)``, accurate near
+    zero; ``exp(x) - 1`` where a part is infinite or NaN (the standard's special cases).
+    """
+    if x.dtype != mx.complex64:
+        return mx.expm1(x)
+    a, b = mx.real(x), mx.imag(x)
+    half = mx.sin(b / 2)
+    # (+ 0.0: the real part of expm1(-0 + 0j) is +0)
+    real = mx.expm1(a) * mx.cos(b) - 2 * half * half + 0.0
+    near = mx.view(mx.stack([real, mx.exp(a) * mx.sin(b)], axis=-1), mx.complex64)
+    return mx.where(mx.isfinite(x), near.reshape(x.shape), mx.exp(x) - 1)
+
+
+def tanh(x: Any) -> Any:
+    """``tanh`` whose complex limits ``tanh(±inf + bj)`` are ``±1 + 0j`` with ``b``'s sign.
+
+    MLX gives the zero the sign of ``sin(2b)`` (C99's rule); the standard's
+    ``tanh(+inf + bj)`` is ``1 + 0j`` for ``b > 0`` (and its symmetries).
+    """
+    out = mx.tanh(x)
+    if x.dtype != mx.complex64:
+        return out
+    a, b = mx.real(x), mx.imag(x)
+    limit = mx.logical_and(mx.isinf(a), mx.isfinite(b))
+    ones = mx.view(mx.stack([mx.sign(a), b * 0.0], axis=-1), mx.complex64)
+    return mx.where(limit, ones.reshape(x.shape), out)
+
+
+def _remainder(x1: Any, x2: Any) -> Any:
+    """Floating ``remainder`` whose zeros take the divisor's sign, as the standard's do.
+
+    MLX gives a zero result the dividend's sign (``-0.0 % 3`` is -0.0, ``0.0 % -3``
+    is +0.0).
+    """
+    out = mx.remainder(x1, x2)
+    dtype = out.dtype
+    if type(x2) is float or type(x2) is int or type(x2) is bool:
+        zero: Any = mx.array(-0.0 if x2 < 0 else 0.0, dtype)
+    else:
+        zero = mx.where(mx.less(x2, 0), mx.array(-0.0, dtype), mx.array(0.0, dtype))
+    return mx.where(mx.equal(out, 0), zero, out)
 
 
 def _cumulative(name: str, initial: int) -> Callable[..., Any]:
@@ -401,6 +456,8 @@ def argsort(x: Any, axis: int = -1, descending: bool = False, stable: bool = Tru
 def vecdot(x1: Any, x2: Any, axis: int = -1) -> Any:
     if x1.shape[axis] != x2.shape[axis]:
         raise ValueError("vecdot: the contracted axes differ in extent.")
+    if x1.dtype == mx.complex64:
+        x1 = mx.conj(x1)  # (the standard's vecdot conjugates x1)
     return mx.sum(x1 * x2, axis=axis)
 
 
@@ -429,18 +486,34 @@ def _integral(value: Any) -> bool:
     return type(value) is int
 
 
-def _int_division(name: str) -> Callable[..., Any]:
+def _unsigned(value: Any) -> bool:
+    return isinstance(value, mx.array) and bool(mx.issubdtype(value.dtype, mx.unsignedinteger))
+
+
+def _int_division(name: str, floating: Callable[..., Any] | None = None) -> Callable[..., Any]:
     """Integer ``floor_divide``/``remainder`` that survive ``INT32_MIN`` by ``-1``.
 
     MLX divides integers with the CPU's instruction, which traps on the one quotient
     that overflows (SIGFPE kills the process). A divisor of -1 is answered without
-    dividing: ``-x1`` (wrapping, as NumPy's ``INT32_MIN // -1``) and 0.
+    dividing: ``-x1`` (wrapping, as NumPy's ``INT32_MIN // -1``) and 0. Floating
+    operands go to ``floating`` (default: MLX's function).
     """
     divide = getattr(mx, name)
+    inexact = divide if floating is None else floating
 
     def func(x1: Any, x2: Any) -> Any:
         if not (_integral(x1) and _integral(x2)):
-            return divide(x1, x2)
+            return inexact(x1, x2)
+        if type(x2) is int:
+            # (a Python divisor is answered here: an array of it would widen int8
+            # and int16 operands to int32)
+            if x2 != -1:
+                return divide(x1, x2)
+            return mx.negative(x1) if name == "floor_divide" else mx.zeros_like(x1)
+        if _unsigned(x1) or _unsigned(x2):
+            return divide(x1, x2)  # (no quotient overflows; -1 is no unsigned value)
+        if type(x1) is int:
+            x1 = mx.array(x1, dtype=x2.dtype)
         by_minus_one = mx.equal(x2, -1)
         out = divide(x1, mx.where(by_minus_one, 1, x2))
         instead = mx.negative(x1) if name == "floor_divide" else mx.zeros_like(out)
@@ -527,7 +600,7 @@ MAIN: Final[dict[str, str | Callable[..., Any]]] = {
     "cos": "cos",
     "cosh": "cosh",
     "exp": "exp",
-    "expm1": "expm1",
+    "expm1": expm1,
     "floor": "floor",
     "imag": "imag",
     "isfinite": "isfinite",
@@ -544,12 +617,12 @@ MAIN: Final[dict[str, str | Callable[..., Any]]] = {
     "reciprocal": "reciprocal",
     "round": "round",
     "sign": sign,
-    "sin": "sin",
+    "sin": sin,
     "sinh": "sinh",
     "square": "square",
     "sqrt": "sqrt",
     "tan": "tan",
-    "tanh": "tanh",
+    "tanh": tanh,
     "trunc": "trunc",
     "add": "add",
     "atan2": "arctan2",
@@ -574,7 +647,7 @@ MAIN: Final[dict[str, str | Callable[..., Any]]] = {
     "multiply": "multiply",
     "not_equal": "not_equal",
     "pow": "power",
-    "remainder": _int_division("remainder"),
+    "remainder": _int_division("remainder", _remainder),
     "subtract": "subtract",
     "clip": clip,
     # creation
