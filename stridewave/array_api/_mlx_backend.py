@@ -274,6 +274,8 @@ class MLXBackend:
         """
         if requested is not None:
             return self._to_mx[requested]
+        if dtype in _KEEPS_ITS_DTYPE:
+            return None  # (MLX sums a floating dtype in itself: no dtype checks per call)
         return self._to_mx[_dtypes.accumulator_dtype(dtype, DType.Int32, _UINT32)]
 
     def stream(self) -> Any:
@@ -690,6 +692,12 @@ _REDUCTIONS: Final = frozenset(
 
 #: Operand types a direct call passes through unchanged (Python scalars).
 _PLAIN: Final = frozenset({bool, int, float})
+
+#: The dtypes whose sums and products MLX accumulates in themselves (the standard's
+#: default for floating dtypes).
+_KEEPS_ITS_DTYPE: Final = frozenset(
+    d for d in _dtypes.DTYPES.values() if _dtypes.isdtype(d, ("real floating", "complex floating"))
+)
 
 #: The second operand of a one-operand direct call (a marker: None is a value).
 _ABSENT: Final = object()
