@@ -76,8 +76,9 @@ def test_negative_and_overflowing_shapes_are_refused(
     before = digest(path)
     with pytest.raises(ValueError, match=r"negative|overflows|holds \d+ bytes"):
         sw.FileBacked.open(path, mode=mode)
-    with pytest.raises((ValueError, OverflowError)):
-        np.load(path)  # numpy refuses these too
+    if np.lib.NumpyVersion(np.__version__) >= "2.1.0":  # (2.0 let overflowing shapes wrap)
+        with pytest.raises((ValueError, OverflowError)):
+            np.load(path)  # numpy refuses these too
     assert digest(path) == before
 
 
