@@ -219,11 +219,12 @@ def _float32_array(array: npt.NDArray[Any], target: np.dtype[Any]) -> tuple[npt.
 # -- Int32 ------------------------------------------------------------------------------
 
 
-def _int32_refused(value: object) -> TypeError:
+def _integer_refused(value: object, dtype: DType = DType.Int32) -> TypeError:
+    """Return the refusal of a value that is not an integer (every integer row)."""
     return TypeError(
         _messages.value_type(
             value,
-            dtype=DType.Int32,
+            dtype=dtype,
             expected="integers: objects with __index__ such as int or numpy.int64",
             fix="Convert with int(...) or round(...) first; floats such as 1.0, bools and "
             "timedelta64 values are refused.",
@@ -236,12 +237,12 @@ def _int32(value: object) -> int:
     if type(value) is int:
         i: int = value
     elif isinstance(value, _NOT_NUMBERS):
-        raise _int32_refused(value)
+        raise _integer_refused(value)
     else:
         try:
             i = operator.index(value)  # type: ignore[arg-type,unused-ignore]
         except TypeError:
-            raise _int32_refused(value) from None
+            raise _integer_refused(value) from None
     if INT32_MIN <= i <= INT32_MAX:
         return i
     raise OverflowError(_messages.value_overflow(value, dtype=DType.Int32, limits=_I32_LIMITS))
@@ -418,27 +419,16 @@ class _NoFastPath:
 def _integer_row(dtype: DType, low: int, high: int, mlx: str) -> StorageDType:
     limits = f"integers in [{low}, {high}]"
 
-    def refused(value: object) -> TypeError:
-        return TypeError(
-            _messages.value_type(
-                value,
-                dtype=dtype,
-                expected="integers: objects with __index__ such as int or numpy.int64",
-                fix="Convert with int(...) or round(...) first; floats such as 1.0, bools and "
-                "timedelta64 values are refused.",
-            )
-        )
-
     def normalize(value: object) -> int:
         if type(value) is int:
             i: int = value
         elif isinstance(value, _NOT_NUMBERS):
-            raise refused(value)
+            raise _integer_refused(value, dtype)
         else:
             try:
                 i = operator.index(value)  # type: ignore[arg-type,unused-ignore]
             except TypeError:
-                raise refused(value) from None
+                raise _integer_refused(value, dtype) from None
         if low <= i <= high:
             return i
         raise OverflowError(_messages.value_overflow(value, dtype=dtype, limits=limits))
