@@ -84,7 +84,7 @@ def big(session: nox.Session) -> None:
     """Run the demo on a generated 1 GB file, with and without --plot, and check its peak memory."""
     session.install("-e", ".[test]")
     session.run(
-        "pytest", "-m", "big", "-s", "tests/test_demo_memory.py", *session.posargs,
+        "pytest", "-m", "big", "-s", "-n", "0", "tests/test_demo_memory.py", *session.posargs,
         env={"STRIDEWAVE_BIG": "1"},
     )  # fmt: skip
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 # No test may fail on timing: no deadline and no speed health check in any profile (a
@@ -42,6 +43,18 @@ def _metal_device_for_tests() -> None:
 
 
 _metal_device_for_tests()
+
+
+#: At most this many workers for ``-n auto`` (pyproject's default): each imports NumPy
+#: and MLX and starts interpreters of its own, so more would cost memory, not time.
+MAX_WORKERS = 8
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config) -> int:  # type: ignore[no-untyped-def]
+    """Give ``-n auto`` one worker per usable core, at most ``MAX_WORKERS``."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, min(MAX_WORKERS, cores or 1))
 
 
 def pytest_addoption(parser) -> None:  # type: ignore[no-untyped-def]

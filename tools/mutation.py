@@ -278,7 +278,7 @@ def _mutmut_table(target: Target) -> str:
         f'only_mutate = ["{target.path}"]\n'
         f"pytest_add_cli_args_test_selection = [{tests}]\n"
         # Metal runs on MLX's worker threads, which a forked worker does not have.
-        'pytest_add_cli_args = ["-p", "no:cacheprovider", "-m", "not needs_mlx"]\n'
+        'pytest_add_cli_args = ["-p", "no:cacheprovider", "-n", "0", "-m", "not needs_mlx"]\n'
         # mutmut's own process has a progress thread: fork workers from a server instead.
         'process_isolation = "forkserver"\n'
     )
