@@ -129,7 +129,9 @@ class Tensor(TensorView):
         self._layout = layout
         self._offset = offset_i
         self._dtype = carrier.dtype()
-        self._subtensors = (self,)
+        # empty for a simple Tensor: ``(self,)`` stored here would be a reference
+        # cycle, keeping every carrier viewed by a Tensor alive until the collector runs
+        self._subtensors = ()
 
     @classmethod
     def compound(cls, dtype: CompoundDType, subtensors: Sequence[Tensor]) -> Tensor:
@@ -227,7 +229,7 @@ class Tensor(TensorView):
     @property
     def shape(self) -> tuple[int, ...]:
         """The logical extent of each axis (the first plane's, if compound)."""
-        first = self._subtensors[0]
+        first = self.subtensors[0]
         assert first._layout is not None
         return first._layout.shape
 
@@ -239,7 +241,7 @@ class Tensor(TensorView):
     @property
     def subtensors(self) -> tuple[Tensor, ...]:
         """The single-subtensor views: ``(self,)``, or one per plane if compound."""
-        return self._subtensors
+        return self._subtensors or (self,)
 
     def __repr__(self) -> str:
         if self._carrier is None:
@@ -426,7 +428,7 @@ class Tensor(TensorView):
         RuntimeError
             If the carrier has been released.
         """
-        for sub in self._subtensors:
+        for sub in self.subtensors:
             if sub._carrier is not None and sub._carrier.is_released():
                 raise RuntimeError(
                     f"cannot export {self!r} through DLPack: its carrier is released."
@@ -441,5 +443,5 @@ class Tensor(TensorView):
                 repr(sub._layout),
                 sub._offset,
             )
-            for sub in self._subtensors
+            for sub in self.subtensors
         )

@@ -384,7 +384,7 @@ class Array(Tensor):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError(_messages.array_constructor())
 
-    # -- Tensor's queries without the self-referencing subtensors tuple ---------------
+    # -- Tensor's queries, direct: an Array is always a single-subtensor Tensor -------
 
     @property
     def subtensors(self) -> tuple[Tensor, ...]:

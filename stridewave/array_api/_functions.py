@@ -173,6 +173,24 @@ def _flat(values: Sequence[object]) -> list[object]:
     return out
 
 
+def _read_argument(value: Any, device: Device, sources: list[Tensor]) -> Any:
+    """Return ``value`` as the backend reads it; arrays found are appended to ``sources``.
+
+    A module-level function, not a closure over ``_apply``'s locals: a recursive closure
+    refers to itself through its cell, and that cycle (holding ``sources``) would keep
+    every input array alive until the garbage collector runs.
+    """
+    kind = type(value)
+    if kind in _PLAIN_TYPES:
+        return value
+    if kind is Array or isinstance(value, Tensor):
+        sources.append(value)
+        return read(value, device)
+    if isinstance(value, (list, tuple)) and builtins.any(isinstance(v, Tensor) for v in value):
+        return type(value)(_read_argument(v, device, sources) for v in value)
+    return value
+
+
 def _apply(
     name: str,
     args: tuple[Any, ...],
@@ -203,20 +221,8 @@ def _apply(
     if device is None:
         device = _device_of_args(list(args) + list(kwargs.values()))
     sources: list[Tensor] = []
-
-    def convert(value: Any) -> Any:
-        kind = type(value)
-        if kind in _PLAIN_TYPES:
-            return value
-        if kind is Array or isinstance(value, Tensor):
-            sources.append(value)
-            return read(value, device)
-        if isinstance(value, (list, tuple)) and builtins.any(isinstance(v, Tensor) for v in value):
-            return type(value)(convert(v) for v in value)
-        return value
-
-    call_args = [convert(a) for a in args]
-    call_kwargs = {k: convert(v) for k, v in kwargs.items()}
+    call_args = [_read_argument(a, device, sources) for a in args]
+    call_kwargs = {k: _read_argument(v, device, sources) for k, v in kwargs.items()}
     backend = device.backend
     namespace = backend.ns if sub is None else getattr(backend.ns, sub)
     result = getattr(namespace, name)(*call_args, **call_kwargs)
