@@ -13,6 +13,7 @@ from stridewave._integers import as_integer
 from stridewave.carriers import _messages
 from stridewave.carriers._array_backed import _ArrayCarrier
 from stridewave.carriers._base import check_flag, check_size
+from stridewave.carriers._mapped import copy_streamed
 from stridewave.carriers._normalize import materialize, storage_numpy_dtype
 from stridewave.carriers._resources import check_host_allocation
 from stridewave.carriers._storage import validate_storage_dtype
@@ -214,7 +215,9 @@ class CPU(_ArrayCarrier):
         np_dtype = storage_numpy_dtype(dtype)
         array, fresh = materialize(values, dtype, np_dtype, where="CPU.new_like", holes=True)
         if not fresh or not array.flags.c_contiguous:
-            array = np.array(array, dtype=np_dtype, copy=True, order="C")
+            # from a mapped file (a FileBacked tier being promoted): a chunk at a time,
+            # so the file's pages do not stay resident beside the copy
+            array = copy_streamed(array, np_dtype)
         return type(self)._from_owned_array(array, dtype, mutable=mutable)
 
     @override

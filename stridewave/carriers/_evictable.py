@@ -33,6 +33,7 @@ from typing_extensions import Self, override
 from stridewave.carriers import _messages
 from stridewave.carriers._base import Carrier, _unpickle_error, check_pickled
 from stridewave.carriers._capabilities import Capabilities, ScatterSupport
+from stridewave.carriers._mapped import drop_mapped_pages, shared_mapping, spans
 from stridewave.dtypes import DType
 
 if TYPE_CHECKING:
@@ -50,20 +51,25 @@ def _bits(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
 
 
 def _same_values(expected: npt.NDArray[Any], actual: npt.NDArray[Any]) -> bool:
-    """Return whether two 1-D arrays hold the same bits (vectorized, 1 MiB-slot chunks).
+    """Return whether two 1-D arrays hold the same bits (vectorized, 16 MiB chunks).
 
     Chunked so that the comparison's temporary stays small: a whole-array
-    ``array_equal`` would allocate one bool per slot, a quarter of a Float32 tier.
+    ``array_equal`` would allocate one bool per slot, a quarter of a Float32 tier. A
+    tier on a shared file mapping (FileBacked) has each chunk's pages unmapped after
+    it is read, so the read-back adds a chunk, not the file, to the resident set.
     """
     if expected.shape != actual.shape:
         return False
+    mappings = (shared_mapping(expected), shared_mapping(actual))
     if expected.dtype == actual.dtype:
         expected, actual = _bits(expected), _bits(actual)
-    step = 1 << 20
-    return all(
-        np.array_equal(expected[start : start + step], actual[start : start + step])
-        for start in range(0, expected.shape[0], step)
-    )
+    for span in spans(expected):
+        same = np.array_equal(expected[span], actual[span])
+        for mapping in mappings:
+            drop_mapped_pages(mapping)
+        if not same:
+            return False
+    return True
 
 
 class _Reaper:

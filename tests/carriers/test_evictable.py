@@ -480,6 +480,50 @@ def test_evict_returns_the_primary_memory() -> None:
     assert before - after > 150 * 2**20, (before, after)
 
 
+_PEAK_SCRIPT = textwrap.dedent(
+    """
+    import sys
+    import numpy as np
+    from stridewave import CPU, DType, Evictable, FileBacked
+
+    def status(key):
+        with open("/proc/self/status") as f:
+            return next(int(l.split()[1]) * 1024 for l in f if l.startswith(key + ":"))
+
+    def peak_of(step):
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")  # resets VmHWM to the current resident set
+        before = status("VmRSS")
+        step()
+        return status("VmHWM") - before
+
+    n = 25_000_000  # 100 MB of Float32
+    e = Evictable(CPU.from_numpy(np.arange(n, dtype=np.float32)), FileBacked(dtype=DType.Float32))
+    evict = peak_of(e.evict)
+    promote = peak_of(e.promote)
+    last = np.asarray(e)[-1]
+    print(evict, promote, int(last == n - 1))
+    """
+)
+
+
+@pytest.mark.skipif(not Path("/proc/self/clear_refs").exists(), reason="Linux's VmHWM reset")
+def test_evict_and_promote_hold_one_tier_and_a_chunk_of_the_file() -> None:
+    # the read-back of evict() and the copy of promote() read the file a chunk at a
+    # time and unmap each chunk's pages: the file never sits resident beside a tier
+    proc = subprocess.run(
+        [sys.executable, "-c", _PEAK_SCRIPT], capture_output=True, text=True, check=False
+    )
+    if proc.returncode and "clear_refs" in proc.stderr:
+        pytest.skip("this kernel does not let a process reset its VmHWM")
+    assert proc.returncode == 0, proc.stderr
+    evict, promote, ok = (int(word) for word in proc.stdout.split())
+    tier = 100_000_000
+    assert ok == 1
+    assert evict < tier // 4, evict  # the memory tier is already resident
+    assert promote < tier + tier // 4, promote  # the new tier, not the file beside it
+
+
 def test_eviction_docs_examples_run() -> None:
     import doctest
     import re
