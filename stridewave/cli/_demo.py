@@ -3,31 +3,30 @@
 The steps, each timed from its first to its last operation and reported on one line:
 
 1. load: stream the table (a memory-mapped ``.npy``/raw file, or a CSV/``.npz`` read
-   into memory) chunk by chunk into a :class:`~stridewave.CPU` carrier, row-major,
-   through the carrier's own ``scatter``: ``Float32`` for floating input (always,
-   so ``-0.0`` and NaN survive), ``Int32`` for integers that fit and for booleans,
-   else ``Float32``. Every narrowing is measured and reported;
-2. view: ``numpy.asarray`` of the carrier, without a copy (a read-only view);
-3. transpose: to column-major order with strided ``scatter`` calls, a band of rows
-   at a time;
-4. evict the transposed carrier to a :class:`~stridewave.FileBacked` tier through an
+   into memory) a band of rows at a time into a :class:`~stridewave.CPU` carrier,
+   column-major, through the carrier's own strided ``scatter`` (the transpose):
+   ``Float32`` for floating input (always, so ``-0.0`` and NaN survive), ``Int32``
+   for integers that fit and for booleans, else ``Float32``. Every narrowing is
+   measured and reported;
+2. transpose: each band checked against NumPy's ``.T`` of it, bit for bit;
+3. view: ``numpy.asarray`` of the carrier, without a copy (a read-only view);
+4. evict the carrier to a :class:`~stridewave.FileBacked` tier through an
    :class:`~stridewave.Evictable`, and promote it back;
 5. checksum: SHA-256 of the bytes before eviction and after promotion;
 6. microscale: each column through each OCP microscaling format with
-   :mod:`stridewave.mx`, a chunk at a time (blocks never straddle two columns);
-7. metal: the columns in a :class:`~stridewave.Metal` carrier where a runtime exists.
+   :mod:`stridewave.mx`, on a sample of whole blocks (blocks never straddle two
+   columns);
+7. pca: the standardized columns through :mod:`stridewave.array_api`;
+8. metal: the columns in a :class:`~stridewave.Metal` carrier where a runtime exists.
 
-Memory: at most two copies of the data are alive at once (the input map and the
-carrier while loading; the row-major and column-major carriers while transposing;
-a tier and the file while evicting or promoting), plus chunk-sized temporaries.
+Memory: one copy of the data is resident, plus chunk-sized temporaries: the input's
+pages are unmapped band by band while loading, and a file tier's pages chunk by chunk
+while it is written, read back and promoted (``stridewave.carriers._mapped``).
 """
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import hashlib
-import mmap
 import os
 import sys
 import time
@@ -43,6 +42,7 @@ import numpy.typing as npt
 
 import stridewave as sw
 from stridewave import mx
+from stridewave.carriers._mapped import drop_mapped_pages, shared_mapping
 from stridewave.cli._datafile import Table
 
 #: Values per chunk of every streamed step (16 MiB of float32; a multiple of 32).
@@ -247,53 +247,55 @@ class _Narrowing:
             self.error = np.maximum(self.error, diff.max(axis=0).astype(np.float64))
 
 
-def _mapping_of(array: npt.NDArray[Any]) -> mmap.mmap | None:
-    """Return the ``mmap`` under a memory-mapped array (``numpy.memmap``), if any."""
-    base: object = array
-    while isinstance(base, np.ndarray):
-        base = base.base
-    return base if isinstance(base, mmap.mmap) else None
+@dataclass
+class _Loaded:
+    """What :func:`_load` made: the column-major carrier and what it saw on the way."""
+
+    carrier: sw.CPU
+    narrowing: _Narrowing
+    #: Whether every band landed as NumPy's ``.T`` of it, bit for bit.
+    matches_transpose: bool
+    #: Seconds spent on that check (the rest of the load is the load step's).
+    check_seconds: float
 
 
-def _drop_mapped_pages(mapping: mmap.mmap | None) -> None:
-    """Unmap the pages of a read-only file map from this process (not from the cache).
+def _load(table: Table, dtype: sw.SimpleDType) -> _Loaded:
+    """Stream ``table`` into a column-major CPU carrier of ``dtype`` by strided scatters.
 
-    The pages stay in the page cache; the map then adds one band, not the whole file,
-    to the resident set. A closed map or a platform without ``MADV_DONTNEED`` makes
-    this a no-op.
+    A band of rows at a time: the band is narrowed to ``dtype`` (one rounding, measured)
+    and scattered with the mapping ``(r, c) -> c * rows + r`` (strides ``(1, rows)``),
+    then checked against NumPy's ``.T`` of the band. The file's pages are handed back
+    to the kernel after each band, so the load holds the carrier and one band.
     """
-    if mapping is not None and hasattr(mapping, "madvise") and hasattr(mmap, "MADV_DONTNEED"):
-        with contextlib.suppress(OSError, ValueError):
-            mapping.madvise(mmap.MADV_DONTNEED)
-
-
-def _load(table: Table, dtype: sw.SimpleDType, report: Report) -> tuple[sw.CPU, _Narrowing]:
-    """Stream ``table`` into a row-major CPU carrier of ``dtype`` through scatter."""
     rows, cols = table.values.shape
-    n = rows * cols
     np_dtype = sw.to_numpy_dtype(dtype)
-    carrier = sw.CPU(n, dtype=dtype, empty=True)
-    whole = sw.Tensor(carrier, sw.Layout((n,)))
+    carrier = sw.CPU(rows * cols, dtype=dtype, empty=True)
+    destination = sw.Tensor(carrier, sw.Layout((cols, rows)))
+    columns = np.asarray(carrier).reshape(cols, rows)  # read-only, sees the scatters
     narrowing = _Narrowing(cols)
+    matches, check_seconds = True, 0.0
     band = max(1, CHUNK // cols)
-    mapping = _mapping_of(table.values)
-    with progress(n, "load") as bar:
+    mapping = shared_mapping(table.values)
+    with progress(rows * cols, "load") as bar:
         for start in range(0, rows, band):
             source = np.asarray(table.values[start : start + band])
             with np.errstate(over="ignore", under="ignore", invalid="ignore"):
                 typed = source.astype(np_dtype)  # one rounding; overflow is counted below
             narrowing.add(source, typed)
-            flat = typed.reshape(-1)
-            band_carrier = sw.CPU.from_numpy(flat, mutable=False)
-            chunk = sw.Tensor(band_carrier, sw.Layout((flat.size,)))
-            carrier.scatter(chunk, whole, sw.Layout((flat.size,)), start * cols)
-            # released at once: a carrier sits in reference cycles, so the band it
-            # wraps would otherwise wait for the garbage collector (one band per chunk)
-            band_carrier.release()
-            bar.update(flat.size)
-            del source, typed, flat, chunk
-            _drop_mapped_pages(mapping)
-    return carrier, narrowing
+            m = typed.shape[0]
+            band_carrier = sw.CPU.from_numpy(typed.reshape(-1), mutable=False)
+            chunk = sw.Tensor(band_carrier, sw.Layout((m, cols)))
+            carrier.scatter(chunk, destination, sw.Layout((m, cols), strides=(1, rows)), start)
+            checked = time.perf_counter()
+            landed = columns[:, start : start + m].T
+            matches = matches and np.array_equal(
+                typed.view(_bits(typed)), landed.view(_bits(landed))
+            )
+            check_seconds += time.perf_counter() - checked
+            bar.update(m * cols)
+            del source, typed, band_carrier, chunk, landed
+            drop_mapped_pages(mapping)
+    return _Loaded(carrier, narrowing, matches, check_seconds)
 
 
 def _report_narrowing(
@@ -330,39 +332,6 @@ def _report_narrowing(
         report.note(f"sign of zero: {_plural(narrowing.negative_zero, 'value')} -0.0, kept")
     if narrowing.missing:
         report.note(f"{_plural(narrowing.missing, 'missing value')} kept as NaN")
-
-
-# -- transpose ------------------------------------------------------------------------
-
-
-def _transpose(carrier: sw.CPU, rows: int, cols: int) -> sw.CPU:
-    """Column-major copy of a row-major ``rows x cols`` carrier, by strided scatters."""
-    n = rows * cols
-    transposed = carrier.allocate_like(n, empty=True)
-    destination = sw.Tensor(transposed, sw.Layout((cols, rows)))
-    band = max(1, CHUNK // cols)
-    with progress(n, "transpose") as bar:
-        for start in range(0, rows, band):
-            m = min(band, rows - start)
-            source = sw.Tensor(carrier, sw.Layout((m, cols)), offset=start * cols)
-            mapping = sw.Layout((m, cols), strides=(1, rows))  # (r, c) -> c * rows + r
-            transposed.scatter(source, destination, mapping, start)
-            bar.update(m * cols)
-    return transposed
-
-
-def _matches_transpose(rowmajor: npt.NDArray[Any], colmajor: npt.NDArray[Any], rows: int) -> bool:
-    cols = rowmajor.size // max(rows, 1)
-    band = max(1, CHUNK // max(cols, 1))
-    table = rowmajor.reshape(rows, cols)
-    columns = colmajor.reshape(cols, rows)
-    for start in range(0, rows, band):
-        stop = min(rows, start + band)
-        a = table[start:stop]
-        b = columns[:, start:stop].T
-        if not np.array_equal(a.view(_bits(a)), b.view(_bits(b))):  # bits: -0.0, NaN
-            return False
-    return True
 
 
 def _bits(a: npt.NDArray[Any]) -> Any:
@@ -674,8 +643,8 @@ def pca(
     count = 0
     with progress(cols * rows, "pca") as bar:
         for start in range(0, rows, band):
-            # a copy, never a view: an array of the namespace may wrap its input without
-            # copying, and a view kept in a reference cycle would pin the whole table
+            # a C-ordered float32 copy of the band: what the device reads, and never a
+            # view of the table that a device array could keep alive
             part = np.array(columns[:, start : start + band].T, dtype=np.float32, order="C")
             complete = np.isfinite(part).all(axis=1)
             if not complete.all():
@@ -759,7 +728,6 @@ def _metal_step(
     try:
         with _timed() as t:
             empty = sw.Metal(0, dtype=dtype)  # raises before anything moves if no runtime
-            gc.collect()  # a view of the tier left in a reference cycle would pin its buffer
             evictable.evict()
             flat = np.asarray(evictable).reshape(-1)
             metal = empty.new_like(flat)
@@ -826,53 +794,49 @@ def run_demo(
 
     with _timed() as t:
         dtype = storage_dtype_for(table.values)
-        carrier, narrowing = _load(table, dtype, report)
+        loaded = _load(table, dtype)
+    carrier = loaded.carrier
     source_dtype = table.values.dtype
     table.release()  # unmaps a memory-mapped file: the carrier holds the values now
     report.step(
         "load",
-        t[0] + read_seconds,
-        f"{_describe(carrier)}, row-major ({rows} x {cols}), streamed in chunks of "
+        t[0] - loaded.check_seconds + read_seconds,
+        f"{_describe(carrier)}, column-major ({cols} x {rows}), streamed in chunks of "
         f"{CHUNK:,} values",
     )
     for note in table.notes:
         report.note(f"read: {note}")
-    _report_narrowing(source_dtype, names, dtype, narrowing, report)
+    _report_narrowing(source_dtype, names, dtype, loaded.narrowing, report)
+    report.step(
+        "transpose",
+        loaded.check_seconds,
+        f"done by the load's strided scatters, mapping strides (1, {rows}); "
+        f"matches numpy .T: {'yes' if loaded.matches_transpose else 'NO'}",
+    )
 
     with _timed() as t:
         view = np.asarray(carrier)
         shares = np.shares_memory(view, carrier._raw_array())
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            means = _column_means(view.reshape(cols, rows))
     report.step(
         "view",
         t[0],
         f"numpy.asarray(carrier): {view.dtype} {view.shape}, zero-copy: "
         f"{'yes' if shares else 'no'}, writeable: {'yes' if view.flags.writeable else 'no'}",
     )
-
-    with _timed() as t:
-        transposed = _transpose(carrier, rows, cols)
-        ok_transpose = _matches_transpose(view, np.asarray(transposed), rows)
-        del view
-        carrier.release()  # the row-major copy is no longer needed
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            means = _column_means(np.asarray(transposed).reshape(cols, rows))
-    report.step(
-        "transpose",
-        t[0],
-        f"strided scatters to column-major, mapping strides (1, {rows}); "
-        f"matches numpy .T: {'yes' if ok_transpose else 'NO'}",
-    )
+    del view  # a view left alive would keep the evicted tier's memory
     summary = ", ".join(
         f"{name}={mean:.6g}" for name, mean in zip(names[:4], means[:4], strict=True)
     ) + (", ..." if cols > 4 else "")
     report.note(f"column means (NaN skipped): {summary}")
 
     with _timed() as t_before:
-        before = checksum(np.asarray(transposed))
+        before = checksum(np.asarray(carrier))
     with _timed() as t:
         secondary = sw.FileBacked(dtype=dtype)
-        evictable = sw.Evictable(transposed, secondary)
+        evictable = sw.Evictable(carrier, secondary)
         evictable.evict()
     on_disk = os.path.getsize(secondary.path)
     report.step("evict", t[0], f"CPU -> FileBacked: {on_disk:,} bytes in {secondary.path}")
@@ -907,4 +871,4 @@ def run_demo(
     report.step(
         "total", report.total, f"sum of the steps; wall time of the demo {wall * 1e3:,.2f} ms"
     )
-    return survived and ok_transpose
+    return survived and loaded.matches_transpose
