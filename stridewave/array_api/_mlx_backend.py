@@ -50,6 +50,8 @@ from stridewave.carriers._metal import (
     _require_mlx_alive,
     _select_device,
     metal_runtime,
+    mlx_async_eval,
+    mlx_eval,
 )
 from stridewave.dtypes import DType
 
@@ -395,7 +397,7 @@ class MLXBackend:
             shaped = mx.astype(out, self._to_mx[dtype], stream=mx_device)
         flat = shaped if shaped.ndim == 1 else mx.reshape(shaped, (-1,), stream=mx_device)
         if flat.size:
-            mx.async_eval(flat)
+            mlx_async_eval(flat)
             _record(first, other, flat)
         else:
             mx.eval(flat)  # an empty array is never scheduled (nothing to overlap)
@@ -463,7 +465,7 @@ class MLXBackend:
 
     def to_numpy(self, array: Any) -> Any:
         """Return a NumPy copy of an MLX array."""
-        self.mx.eval(array)
+        mlx_eval(array)
         copied: npt.NDArray[Any] = np.array(array, copy=True)
         return copied
 
@@ -529,7 +531,7 @@ class MLXBackend:
     def dlpack(self, tensor: Tensor, consumer: str, **kwargs: Any) -> Any:
         """Return MLX's DLPack capsule of (a copy of) the Tensor's values."""
         array = self._logical(tensor, _storage(tensor._carrier, False))
-        self.mx.eval(array)
+        mlx_eval(array)
         return self.mx.array(array).__dlpack__(**kwargs)
 
     def dlpack_device(self, tensor: Tensor) -> tuple[int, int]:

@@ -44,7 +44,10 @@ Design
   inside one call, before anything publishes it; a new storage array is published
   with one attribute store. Any thread may then read it, wait for it, or build on
   it. Writes hold the carrier's lock with the scalar fast path closed (a scatter is a
-  move), so two writers never interleave and no write is lost.
+  move), so two writers never interleave and no write is lost. Every evaluation
+  (``eval``, ``async_eval``) goes through :func:`mlx_eval`/:func:`mlx_async_eval`,
+  under one process-wide leaf lock: on MLX's CUDA backend, threads evaluating at once
+  at times hung for good.
 * **Memory safety.** MLX checks no index bounds and converts values silently. Every
   index and value reaching MLX here has been validated and normalized in NumPy by
   the carrier core first (physical index checks, the dtype normalization table,
@@ -55,6 +58,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import weakref
 from typing import Any, ClassVar, Final
 
@@ -148,6 +152,49 @@ def _require_mlx_alive(action: str) -> None:
     if _FORKED_AFTER_MLX[0]:
         message = _messages.mlx_after_fork(action)
         raise _Unavailable(message, "forked after MLX started: use the 'spawn' start method")
+
+
+#: Held around every MLX evaluation of this package (``eval``, ``async_eval``): on
+#: MLX's CUDA backend, threads that evaluate at once (one scheduling a graph while
+#: others wait for theirs) at times never return. A leaf lock: nothing else is taken
+#: while it is held, so it orders no other lock.
+_EVAL_LOCK = threading.Lock()
+
+
+def mlx_eval(*arrays: Any) -> None:
+    """Evaluate MLX arrays (``mlx.core.eval``), one evaluating thread at a time.
+
+    Parameters
+    ----------
+    *arrays : mlx.core.array
+        The arrays to compute and wait for.
+
+    Raises
+    ------
+    RuntimeError
+        If MLX is unusable here (see :func:`_import_mlx`), or MLX fails.
+    """
+    mx = _import_mlx()
+    with _EVAL_LOCK:
+        mx.eval(*arrays)
+
+
+def mlx_async_eval(*arrays: Any) -> None:
+    """Schedule MLX arrays (``mlx.core.async_eval``), one evaluating thread at a time.
+
+    Parameters
+    ----------
+    *arrays : mlx.core.array
+        The arrays to schedule on this thread's stream.
+
+    Raises
+    ------
+    RuntimeError
+        If MLX is unusable here (see :func:`_import_mlx`), or MLX fails.
+    """
+    mx = _import_mlx()
+    with _EVAL_LOCK:
+        mx.async_eval(*arrays)
 
 
 def _import_mlx() -> Any:
@@ -384,7 +431,7 @@ class Metal(_ArrayCarrier):
         """
         _require_mlx_alive("adopt an MLX result")  # (a scheduled one would never run)
         if evaluate:
-            _import_mlx().eval(array)
+            mlx_eval(array)
         self._device = device
         self._device_name = name
         self._mx_array = array
@@ -524,7 +571,7 @@ class Metal(_ArrayCarrier):
         if scheduled is None:
             return
         try:
-            _import_mlx().eval(scheduled)
+            mlx_eval(scheduled)
         except RuntimeError:  # (MLX failed: keep the record, raise nothing at thread end)
             return
         with self._locked():
@@ -556,16 +603,15 @@ class Metal(_ArrayCarrier):
             raise RuntimeError(_messages.released(self, "access the storage"))
         if not self._host:
             return False
-        mx = _import_mlx()
         pending = self._pending
         if pending:
             waited = list(pending.items())
-            mx.eval(*(scheduled for _thread, scheduled in waited))  # (raises: forgets none)
+            mlx_eval(*(scheduled for _thread, scheduled in waited))  # (raises: forgets none)
             with self._locked():  # (a record replaced meanwhile is kept: a new read)
                 for thread, scheduled in waited:
                     if pending.get(thread) is scheduled:
                         del pending[thread]
-        mx.eval(array)
+        mlx_eval(array)
         view = _host_view(array, storage_numpy_dtype(self._dtype))
         if view is None:
             self._host = False
@@ -615,7 +661,7 @@ class Metal(_ArrayCarrier):
         buffer (the old one stays alive while a reader holds it), so the host view,
         if one was taken, is dropped; the next host access takes it again.
         """
-        mx.eval(array)
+        mlx_eval(array)
         self._mx_array = array
         if self._viewed:
             self._drop_view()
@@ -867,7 +913,7 @@ class Metal(_ArrayCarrier):
         # Evaluate the source first: the step that can fail (out of memory) runs
         # before anything is written, so a failure leaves the stored values as
         # they were.
-        mx.eval(source)
+        mlx_eval(source)
         stop = start + step * (count - 1) + 1
         storage = self._updated(mx)
         with mx.stream(self._device):
@@ -925,7 +971,7 @@ class Metal(_ArrayCarrier):
                 index = index + (mx.arange(extent, dtype=itype) * stride).reshape(shape)
             index = index.reshape(-1)
             source = source.reshape(-1)
-        mx.eval(index, source)
+        mlx_eval(index, source)
         storage = self._updated(mx)
         with mx.stream(self._device):
             storage[index] = source
@@ -944,7 +990,7 @@ class Metal(_ArrayCarrier):
             source = mx.take(device, mx.array(positions), stream=self._device)
         else:
             source = _to_mlx(mx, values[positions])
-        mx.eval(index, source)
+        mlx_eval(index, source)
         storage = self._updated(mx)
         with mx.stream(self._device):
             storage[index] = source
@@ -974,7 +1020,7 @@ class Metal(_ArrayCarrier):
         mx = _import_mlx()
         with mx.stream(self._device):
             snapshot = mx.array(self._mx_array)
-        mx.eval(snapshot)
+        mlx_eval(snapshot)
         return snapshot
 
     # -- factories --------------------------------------------------------------------------

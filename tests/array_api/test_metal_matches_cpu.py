@@ -213,7 +213,9 @@ def test_one_slice_writer_and_readers_on_other_threads_do_not_crash(
     # One thread writing two slices of a Metal array while four others reduce it. The
     # Metal carrier publishes only evaluated storage (docs/threads-and-processes.md);
     # otherwise the readers meet "RuntimeError: There is no Stream(cpu, N) in current
-    # thread" in mx.async_eval, and the process at times dies of SIGSEGV.
+    # thread" in mx.async_eval, and the process at times dies of SIGSEGV. On MLX's CUDA
+    # backend, evaluations on several threads at once at times hung for good until every
+    # evaluation took one lock (docs/threads-and-processes.md).
     done = run_script(_SLICE_WRITER_AND_READERS, tmp_path=tmp_path, metal_device=None, timeout=240)
     assert done.returncode == 0, f"exit {done.returncode}: {done.stderr[-400:]}"
     assert "finished 0 []" in done.stdout, done.stdout
