@@ -1,7 +1,9 @@
 """Shared helpers of the Metal tests: the MLX skip mark, host copies, scripts in subprocesses.
 
 Thread and crash scenarios run in a fresh interpreter with a private ``TMPDIR``: a
-segmentation fault or a hang then fails one test instead of the session.
+segmentation fault or a hang then fails one test instead of the session. The scripts
+that fork (the Metal ones and the carriers' fork scenarios) define their forked-child
+helper with :func:`in_child_source`.
 """
 
 from __future__ import annotations
@@ -67,3 +69,34 @@ def last_line(script: str, *args: str, tmp_path: Path, speedups: bool = True) ->
     done = run_script(script, *args, tmp_path=tmp_path, speedups=speedups)
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout.strip().splitlines()[-1]
+
+
+def in_child_source(timeout: int) -> str:
+    """Return the source of ``in_child(body, timeout=timeout)``, for a script that forks.
+
+    ``in_child`` runs ``body()`` in a forked child and returns the child's exit status
+    (0: ``body`` returned). ``signal.alarm(timeout)`` makes a child that hangs die of
+    ``SIGALRM`` (status 14) instead of hanging the test; the child prints the traceback
+    of what it raised, flushes its output and leaves with ``os._exit``.
+    """
+    return f"""
+import os, signal, sys
+
+def in_child(body, timeout={timeout}):
+    # Run body() in a forked child; return its exit status (0: body returned).
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            signal.alarm(timeout)  # a child that hangs dies (status 14), not the test
+            body()
+            code = 0
+        except BaseException:
+            import traceback
+            traceback.print_exc()
+        finally:
+            sys.stdout.flush(); sys.stderr.flush()
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    return status
+"""

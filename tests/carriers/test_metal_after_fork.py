@@ -14,34 +14,19 @@ from pathlib import Path
 
 import pytest
 
-from ..metal_scripts import requires_mlx, run_script  # noqa: TID252
+from ..metal_scripts import in_child_source, requires_mlx, run_script  # noqa: TID252
 
 pytestmark = [requires_mlx, pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")]
 
-_SCRIPT = """
-import os, signal, sys
+_SCRIPT = (
+    in_child_source(timeout=20)
+    + """
+import sys
 import numpy as np
 import stridewave.array_api as xp
 from stridewave import CPU, DType, FileBacked, Layout, Metal, Tensor
 
 METAL = xp.Device("Metal")
-
-def in_child(body):
-    pid = os.fork()
-    if pid == 0:
-        code = 1
-        try:
-            signal.alarm(20)  # a hang kills the child (status 14) instead of the test
-            body()
-            code = 0
-        except BaseException:
-            import traceback
-            traceback.print_exc()
-        finally:
-            sys.stdout.flush(); sys.stderr.flush()
-            os._exit(code)
-    _, status = os.waitpid(pid, 0)
-    return status
 
 def refused(action):
     try:
@@ -100,6 +85,7 @@ assert status == 0, f"child status {status} (14: it hung until SIGALRM)"
 assert viewed[1] == 0.0 and float(xp.sum(x * 3)) == 18.0   # the parent goes on
 print("ok")
 """
+)
 
 
 @pytest.mark.parametrize("when", ["after", "before"])

@@ -4,26 +4,13 @@ as array-API-supported, called as a user calls them (float32 features, int32 lab
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
+from _case_support import CaseFn, case_decorator, wide
+
 CLIENT = "sklearn"
-CASES: dict[str, Callable[[Any, Any], Any]] = {}
-
-
-def case(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
-    CASES[fn.__name__] = fn
-    return fn
-
-
-def wide(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
-    """The case ``fn`` on float64 data and int64 labels (NumPy's defaults)."""
-
-    def run(xp: Any, ctx: Any) -> Any:
-        ctx.float_dtype, ctx.int_dtype = "float64", "int64"
-        return fn(xp, ctx)
-
-    return run
+CASES: dict[str, CaseFn] = {}
+case = case_decorator(CASES)
 
 
 # --- classification metrics --------------------------------------------------------------

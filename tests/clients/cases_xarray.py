@@ -5,26 +5,13 @@ Each case returns the wrapped ``.data`` (or ``.values`` where a user asks for Nu
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
+from _case_support import CaseFn, case_decorator, wide
+
 CLIENT = "xarray"
-CASES: dict[str, Callable[[Any, Any], Any]] = {}
-
-
-def case(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
-    CASES[fn.__name__] = fn
-    return fn
-
-
-def wide(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
-    """The case ``fn`` on float64 data and int64 labels (NumPy's defaults)."""
-
-    def run(xp: Any, ctx: Any) -> Any:
-        ctx.float_dtype, ctx.int_dtype = "float64", "int64"
-        return fn(xp, ctx)
-
-    return run
+CASES: dict[str, CaseFn] = {}
+case = case_decorator(CASES)
 
 
 def _da(ctx: Any, *shape: int) -> Any:

@@ -33,7 +33,8 @@ Usage::
 
 A case file defines ``CLIENT`` (the client's name) and ``CASES``, a dict from case name
 to a function ``(xp, ctx) -> result``; a case may name its own client with a
-``"client:"`` prefix in its key. ``ctx`` is a :class:`Context`.
+``"client:"`` prefix in its key. ``ctx`` is a :class:`Context`. A case file may import
+``_case_support`` (this directory's ``case`` decorator and float64/int64 variants).
 """
 
 from __future__ import annotations
@@ -115,6 +116,21 @@ def target_env(target: str) -> dict[str, str]:
 CaseFn = Callable[[Any, "Context"], Any]
 
 
+def _import_case_support() -> None:
+    """Load ``_case_support`` by path, once, so that the case files import it anywhere.
+
+    A worker runs this file as a script, with this directory on ``sys.path``; pytest's
+    process, which loads this file by path, has not.
+    """
+    if "_case_support" in sys.modules:
+        return
+    spec = importlib.util.spec_from_file_location("_case_support", HERE / "_case_support.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["_case_support"] = module
+    spec.loader.exec_module(module)
+
+
 def load_cases(files: list[Path]) -> dict[str, dict[str, CaseFn]]:
     """Return ``{client: {case name: function}}`` from the case files, in file order.
 
@@ -124,6 +140,7 @@ def load_cases(files: list[Path]) -> dict[str, dict[str, CaseFn]]:
         If two files define the same case of the same client.
     """
     out: dict[str, dict[str, CaseFn]] = {}
+    _import_case_support()
     for path in files:
         spec = importlib.util.spec_from_file_location(f"_client_cases_{path.stem}", path)
         if spec is None or spec.loader is None:

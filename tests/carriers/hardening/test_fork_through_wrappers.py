@@ -18,10 +18,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.metal_scripts import in_child_source
+
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 
-_PRELUDE = """
-import os, signal, sys
+_PRELUDE = (
+    in_child_source(timeout=60)
+    + """
+import os
 import numpy as np
 from stridewave import CPU, DType, Evictable, FileBacked, Generic, Layout, Tensor
 F32 = DType.Float32
@@ -31,27 +35,10 @@ SECONDARIES = {
     "FileBacked": lambda: FileBacked(dtype=F32),
 }
 
-def in_child(body, timeout=60):
-    # Run body() in a forked child; return its exit status (0: body returned).
-    pid = os.fork()
-    if pid == 0:
-        code = 1
-        try:
-            signal.alarm(timeout)  # a deadlocked child dies instead of hanging the test
-            body()
-            code = 0
-        except BaseException:
-            import traceback
-            traceback.print_exc()
-        finally:
-            sys.stdout.flush(); sys.stderr.flush()
-            os._exit(code)
-    _, status = os.waitpid(pid, 0)
-    return status
-
 def file_values(path):
     return np.fromfile(path, "<f4").tolist()
 """
+)
 
 
 @pytest.fixture(params=["C", "pure Python"])

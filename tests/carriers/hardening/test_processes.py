@@ -17,33 +17,21 @@ from pathlib import Path
 
 import pytest
 
+from tests.metal_scripts import in_child_source
+
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux semantics")
 has_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 
-_PRELUDE = """
+_PRELUDE = (
+    in_child_source(timeout=30)
+    + """
 import errno, os, signal, sys, threading, time
 import numpy as np
 from stridewave import CPU, DType, Evictable, FileBacked, Generic, Layout, Tensor
 from stridewave.carriers._file_backed import session_directory, sweep_stale_sessions
 F32 = DType.Float32
-
-def in_child(body, timeout=30):
-    # Run body() in a forked child; return its exit status (0: body returned).
-    pid = os.fork()
-    if pid == 0:
-        code = 1
-        try:
-            signal.alarm(timeout)  # a deadlocked child dies instead of hanging the test
-            body()
-            code = 0
-        except BaseException:
-            import traceback
-            traceback.print_exc()
-        finally:
-            os._exit(code)
-    _, status = os.waitpid(pid, 0)
-    return status
 """
+)
 
 
 def run(script: str, tmp: Path, *, timeout: float = 120, prefix: list[str] | None = None) -> str:
