@@ -212,18 +212,6 @@ def _by_writes(cls: type[CPU | Metal]) -> Maker:
     return make
 
 
-def _evicted(make: Maker) -> Maker:
-    """Wrap a maker so that the Evictable starts evicted (values in the secondary)."""
-
-    def make_evicted(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
-        carrier = make(values, dtype, mutable)
-        assert isinstance(carrier, Evictable)
-        carrier.evict()
-        return carrier
-
-    return make_evicted
-
-
 def _empty_cpu(dtype: DType) -> Carrier:
     """Return an empty CPU carrier, as an Evictable's secondary starts."""
     return CPU(0, dtype=dtype)
