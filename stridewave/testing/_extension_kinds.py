@@ -10,25 +10,19 @@ built-ins until a test asks for these kinds.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
 
-import numpy as np
-import pytest
-
-from stridewave.carriers import Carrier, Evictable
-from stridewave.carriers._metal import metal_runtime
+from stridewave.carriers import Carrier
 from stridewave.dtypes import DType
 from stridewave.testing._kinds import (
     SAMPLE,
     ZERO,
     Kind,
-    _evicted,
-    _fresh,
-    _raw_file,
-    _raw_generic,
-    _raw_mlx,
-    _raw_via_pointer,
-    raw_values,
+    _cpu_kind,
+    _evictable_kind,
+    _file_kind,
+    _from_numpy_kind,
+    _generic_kind,
+    _metal_kind,
 )
 
 __all__ = ["extension_kinds"]
@@ -63,8 +57,8 @@ def extension_kinds() -> tuple[Kind, ...]:
         ``GenericExtension``, ``CPUExtension``, ``CPUExtension.from_numpy``,
         ``FileBackedExtension``, an ``Evictable`` of ``CPUExtension`` over
         ``FileBackedExtension`` (promoted and evicted; all thirteen dtypes) and
-        ``MetalExtension`` (the
-        dtypes MLX has on the selected device; skipped where Metal cannot run).
+        ``MetalExtension`` (the dtypes MLX has on the selected device; skipped where
+        Metal cannot run).
     """
     from stridewave.carriers._extension import (
         CPUExtension,
@@ -81,99 +75,17 @@ def extension_kinds() -> tuple[Kind, ...]:
         SAMPLE.setdefault(dtype, sample)
         ZERO.setdefault(dtype, type(sample[0])())
 
-    def make_generic(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
-        return GenericExtension(values, dtype=dtype, mutable=mutable)
+    def empty_file(dtype: DType) -> Carrier:
+        return FileBackedExtension(dtype=dtype)
 
-    def make_cpu(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
-        if mutable:  # through the constructor and public writes
-            carrier = CPUExtension(len(values), dtype=dtype)
-            for i, v in enumerate(values):
-                carrier[i] = v
-            return _fresh(carrier)
-        return CPUExtension(0, dtype=dtype).new_like(values, mutable=False, dtype=dtype)
-
-    def make_wrapped(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
-        return CPUExtension.from_numpy(np.array(values, dtype=dtype.dtype), mutable=mutable)
-
-    def make_file(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
-        return FileBackedExtension(dtype=dtype).new_like(values, mutable=mutable)
-
-    def make_metal(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
-        if mutable:
-            carrier = MetalExtension(len(values), dtype=dtype)
-            for i, v in enumerate(values):
-                carrier[i] = v
-            return _fresh(carrier)
-        return MetalExtension(0, dtype=dtype).new_like(values, mutable=False, dtype=dtype)
-
-    def make_evictable(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
-        """Make a promoted Evictable, CPUExtension over FileBackedExtension."""
-        return Evictable(make_cpu(values, dtype, mutable), FileBackedExtension(dtype=dtype))
-
-    metal = metal_storage_dtypes()
+    cpu = _cpu_kind(CPUExtension, standard)
+    file = _file_kind(FileBackedExtension, standard, standard)
     return (
-        Kind(
-            name="GenericExtension",
-            cls=GenericExtension,
-            make=make_generic,
-            raw_values=_raw_generic,
-            dtypes=standard,
-            supported=standard,
-        ),
-        Kind(
-            name="CPUExtension",
-            cls=CPUExtension,
-            make=make_cpu,
-            raw_values=_raw_via_pointer,
-            dtypes=standard,
-            supported=standard,
-            initializes_empty=False,
-        ),
-        Kind(
-            name="CPUExtension.from_numpy",
-            cls=CPUExtension,
-            make=make_wrapped,
-            raw_values=_raw_via_pointer,
-            dtypes=standard,
-            supported=standard,
-            initializes_empty=False,
-        ),
-        Kind(
-            name="FileBackedExtension",
-            cls=FileBackedExtension,
-            make=make_file,
-            raw_values=_raw_file,
-            dtypes=standard,
-            supported=standard,
-            scatters=False,
-        ),
-        Kind(
-            name="Evictable(CPUExtension/FileBackedExtension)",
-            cls=Evictable,
-            make=make_evictable,
-            raw_values=raw_values,
-            dtypes=standard,
-            supported=standard,
-            initializes_empty=False,
-        ),
-        Kind(
-            name="Evictable(CPUExtension/FileBackedExtension)-evicted",
-            cls=Evictable,
-            make=_evicted(make_evictable),
-            raw_values=raw_values,
-            dtypes=standard,
-            supported=standard,
-            initializes_empty=False,
-        ),
-        Kind(
-            name="MetalExtension",
-            cls=MetalExtension,
-            make=make_metal,
-            raw_values=_raw_mlx,
-            dtypes=metal,
-            supported=metal,
-            marks=(pytest.mark.needs_mlx,),
-            available=metal_runtime,
-            exports_views=False,
-        ),
+        _generic_kind(GenericExtension, standard, standard),
+        cpu,
+        _from_numpy_kind(CPUExtension, standard),
+        file,
+        _evictable_kind(cpu, file, empty_file),
+        _evictable_kind(cpu, file, empty_file, evicted=True),
+        _metal_kind(MetalExtension, metal_storage_dtypes()),
     )

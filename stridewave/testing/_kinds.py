@@ -15,7 +15,6 @@ import tempfile
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pytest
@@ -199,28 +198,28 @@ def _fresh(carrier: Carrier) -> Carrier:
     return carrier
 
 
-def _make_generic(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
-    return Generic(values, dtype=dtype, mutable=mutable)
+def _by_writes(cls: type[CPU | Metal]) -> Maker:
+    """Return a maker of ``cls`` carriers: mutable ones built by writes, others by new_like."""
+
+    def make(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
+        if mutable:  # through the constructor and public writes
+            carrier = cls(len(values), dtype=dtype)
+            for i, v in enumerate(values):
+                carrier[i] = v
+            return _fresh(carrier)
+        return cls(0, dtype=dtype).new_like(values, mutable=False, dtype=dtype)
+
+    return make
 
 
-def _make_cpu(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
-    if mutable:  # through the constructor and public writes
-        carrier = CPU(len(values), dtype=dtype)
-        for i, v in enumerate(values):
-            carrier[i] = v
-        return _fresh(carrier)
-    return CPU(0, dtype=dtype).new_like(values, mutable=False, dtype=dtype)
+def _empty_cpu(dtype: DType) -> Carrier:
+    """Return an empty CPU carrier, as an Evictable's secondary starts."""
+    return CPU(0, dtype=dtype)
 
 
-def _make_wrapped(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
-    array: np.ndarray[Any, Any] = (
-        np.array(values, dtype=_NP[dtype]) if values else np.zeros(0, _NP[dtype])
-    )
-    return CPU.from_numpy(array, mutable=mutable)
-
-
-def _make_file(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
-    return FileBacked(dtype=dtype).new_like(values, mutable=mutable)
+def _empty_file(dtype: DType) -> Carrier:
+    """Return an empty FileBacked carrier, as an Evictable's secondary starts."""
+    return FileBacked(dtype=dtype)
 
 
 _NPY_DIR: tempfile.TemporaryDirectory[str] | None = None
@@ -248,163 +247,147 @@ def _raw_npy(carrier: Carrier) -> list[object]:
     return values
 
 
-def _make_metal(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
-    if mutable:  # through the constructor and public writes
-        carrier = Metal(len(values), dtype=dtype)
-        for i, v in enumerate(values):
-            carrier[i] = v
-        return _fresh(carrier)
-    return Metal(0, dtype=dtype).new_like(values, mutable=False, dtype=dtype)
+# -- the kinds: one factory per carrier class, its subclasses included -------------------
 
 
-def _make_evictable_file(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
-    """Make a promoted Evictable, CPU over FileBacked: the primary holds the values."""
-    return Evictable(_make_cpu(values, dtype, mutable), FileBacked(dtype=dtype))
+def _generic_kind(
+    cls: type[Generic], dtypes: tuple[DType, ...], supported: tuple[DType, ...]
+) -> Kind:
+    """Return the kind of ``cls``, a Generic made by its constructor."""
+
+    def make(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
+        return cls(values, dtype=dtype, mutable=mutable)
+
+    return Kind(
+        name=cls.__name__,
+        cls=cls,
+        make=make,
+        raw_values=_raw_generic,
+        dtypes=dtypes,
+        supported=supported,
+    )
 
 
-def _make_evictable_generic(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
-    """Make a promoted Evictable, Generic over CPU."""
-    return Evictable(Generic(values, dtype=dtype, mutable=mutable), CPU(0, dtype=dtype))
+def _cpu_kind(cls: type[CPU], dtypes: tuple[DType, ...]) -> Kind:
+    """Return the kind of ``cls``, a CPU made by writes (empty allocations are not zeroed)."""
+    return Kind(
+        name=cls.__name__,
+        cls=cls,
+        make=_by_writes(cls),
+        raw_values=_raw_via_pointer,
+        dtypes=dtypes,
+        supported=dtypes,
+        initializes_empty=False,
+    )
 
 
-def _make_evictable_metal(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
-    """Make a promoted Evictable, Metal over CPU."""
-    return Evictable(_make_metal(values, dtype, mutable), CPU(0, dtype=dtype))
+def _from_numpy_kind(cls: type[CPU], dtypes: tuple[DType, ...]) -> Kind:
+    """Return the kind ``cls.from_numpy``: a CPU that wraps a NumPy array of the values."""
+
+    def make(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
+        return cls.from_numpy(np.array(values, dtype=dtype.dtype), mutable=mutable)
+
+    return Kind(
+        name=f"{cls.__name__}.from_numpy",
+        cls=cls,
+        make=make,
+        raw_values=_raw_via_pointer,
+        dtypes=dtypes,
+        supported=dtypes,
+        initializes_empty=False,
+    )
 
 
-def _make_evictable_metal_file(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
-    """Make a promoted Evictable, Metal over FileBacked."""
-    return Evictable(_make_metal(values, dtype, mutable), FileBacked(dtype=dtype))
+def _file_kind(
+    cls: type[FileBacked], dtypes: tuple[DType, ...], supported: tuple[DType, ...]
+) -> Kind:
+    """Return the kind of ``cls``, a FileBacked made by new_like; it does not scatter."""
+
+    def make(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
+        return cls(dtype=dtype).new_like(values, mutable=mutable)
+
+    return Kind(
+        name=cls.__name__,
+        cls=cls,
+        make=make,
+        raw_values=_raw_file,
+        dtypes=dtypes,
+        supported=supported,
+        scatters=False,
+    )
 
 
-def _evicted(make: Maker) -> Maker:
-    """Wrap a maker so that the Evictable starts evicted (values in the secondary)."""
+def _metal_kind(cls: type[Metal], dtypes: tuple[DType, ...]) -> Kind:
+    """Return the kind of ``cls``, a Metal made by writes: it needs MLX, exports snapshots."""
+    return Kind(
+        name=cls.__name__,
+        cls=cls,
+        make=_by_writes(cls),
+        raw_values=_raw_mlx,
+        dtypes=dtypes,
+        supported=dtypes,
+        exports_views=False,
+        marks=(pytest.mark.needs_mlx,),
+        available=metal_runtime,
+    )
 
-    def make_evicted(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
-        carrier = make(values, dtype, mutable)
-        assert isinstance(carrier, Evictable)
-        carrier.evict()
+
+def _evictable_kind(
+    primary: Kind, secondary: Kind, empty: Callable[[DType], Carrier], *, evicted: bool = False
+) -> Kind:
+    """Return the kind of an Evictable of ``primary``'s carriers over ``secondary``'s.
+
+    Each carrier's primary comes from ``primary.make``, its secondary from
+    ``empty(dtype)``; it starts promoted or, with ``evicted``, evicted (the values in
+    the secondary, and ``-evicted`` ends the kind's name). The kind stores the dtypes
+    both tiers store and, as an Evictable does, takes from its primary whether empty
+    allocations read as zeros, whether exports are views, and where it runs.
+    """
+
+    def make(values: Sequence[object], dtype: DType, mutable: bool) -> Carrier:
+        carrier = Evictable(primary.make(values, dtype, mutable), empty(dtype))
+        if evicted:
+            carrier.evict()
         return carrier
 
-    return make_evicted
+    dtypes = tuple(d for d in primary.dtypes if d in secondary.dtypes)
+    return Kind(
+        name=f"Evictable({primary.name}/{secondary.name})" + ("-evicted" if evicted else ""),
+        cls=Evictable,
+        make=make,
+        raw_values=raw_values,
+        dtypes=dtypes,
+        supported=dtypes,
+        initializes_empty=primary.initializes_empty,
+        exports_views=primary.exports_views,
+        marks=primary.marks,
+        available=primary.available,
+    )
 
+
+_CPU_DTYPES = (F32, I32, BOOL)  # what CPU, Generic and Metal store
+_FILE_DTYPES = (F32, I32)  # what FileBacked stores
+
+_GENERIC = _generic_kind(Generic, _CPU_DTYPES, (DType.Any, DType.Floating, *_CPU_DTYPES))
+_CPU = _cpu_kind(CPU, _CPU_DTYPES)
+_FILE_BACKED = _file_kind(FileBacked, _FILE_DTYPES, (DType.Floating, *_FILE_DTYPES))
+_METAL = _metal_kind(Metal, _CPU_DTYPES)
 
 #: Every built-in kind and configuration, Metal included wherever it runs or not (its
 #: tests then skip with the reason, through ``Kind.available``).
 BUILTIN_KINDS: tuple[Kind, ...] = (
-    Kind(
-        name="Generic",
-        cls=Generic,
-        make=_make_generic,
-        raw_values=_raw_generic,
-        dtypes=(F32, I32, BOOL),
-        supported=(DType.Any, DType.Floating, F32, I32, BOOL),
-    ),
-    Kind(
-        name="CPU",
-        cls=CPU,
-        make=_make_cpu,
-        raw_values=_raw_via_pointer,
-        dtypes=(F32, I32, BOOL),
-        supported=(F32, I32, BOOL),
-        initializes_empty=False,
-    ),
-    Kind(
-        name="CPU.from_numpy",
-        cls=CPU,
-        make=_make_wrapped,
-        raw_values=_raw_via_pointer,
-        dtypes=(F32, I32, BOOL),
-        supported=(F32, I32, BOOL),
-        initializes_empty=False,
-    ),
-    Kind(
-        name="FileBacked",
-        cls=FileBacked,
-        make=_make_file,
-        raw_values=_raw_file,
-        dtypes=(F32, I32),
-        supported=(DType.Floating, F32, I32),
-        scatters=False,
-    ),
-    Kind(
-        name="Evictable(CPU/FileBacked)",
-        cls=Evictable,
-        make=_make_evictable_file,
-        raw_values=raw_values,
-        dtypes=(F32, I32),
-        supported=(F32, I32),
-        initializes_empty=False,
-    ),
-    Kind(
-        name="Evictable(CPU/FileBacked)-evicted",
-        cls=Evictable,
-        make=_evicted(_make_evictable_file),
-        raw_values=raw_values,
-        dtypes=(F32, I32),
-        supported=(F32, I32),
-        initializes_empty=False,
-    ),
-    Kind(
-        name="Evictable(Generic/CPU)",
-        cls=Evictable,
-        make=_make_evictable_generic,
-        raw_values=raw_values,
-        dtypes=(F32, I32, BOOL),
-        supported=(F32, I32, BOOL),
-    ),
-    Kind(
-        name="Evictable(Generic/CPU)-evicted",
-        cls=Evictable,
-        make=_evicted(_make_evictable_generic),
-        raw_values=raw_values,
-        dtypes=(F32, I32, BOOL),
-        supported=(F32, I32, BOOL),
-    ),
-    Kind(
-        name="Metal",
-        cls=Metal,
-        make=_make_metal,
-        raw_values=_raw_mlx,
-        dtypes=(F32, I32, BOOL),
-        supported=(F32, I32, BOOL),
-        marks=(pytest.mark.needs_mlx,),
-        available=metal_runtime,
-        exports_views=False,
-    ),
-    Kind(
-        name="Evictable(Metal/CPU)",
-        cls=Evictable,
-        make=_make_evictable_metal,
-        raw_values=raw_values,
-        dtypes=(F32, I32, BOOL),
-        supported=(F32, I32, BOOL),
-        marks=(pytest.mark.needs_mlx,),
-        available=metal_runtime,
-        exports_views=False,
-    ),
-    Kind(
-        name="Evictable(Metal/CPU)-evicted",
-        cls=Evictable,
-        make=_evicted(_make_evictable_metal),
-        raw_values=raw_values,
-        dtypes=(F32, I32, BOOL),
-        supported=(F32, I32, BOOL),
-        marks=(pytest.mark.needs_mlx,),
-        available=metal_runtime,
-        exports_views=False,
-    ),
-    Kind(
-        name="Evictable(Metal/FileBacked)-evicted",
-        cls=Evictable,
-        make=_evicted(_make_evictable_metal_file),
-        raw_values=raw_values,
-        dtypes=(F32, I32),
-        supported=(F32, I32),
-        marks=(pytest.mark.needs_mlx,),
-        available=metal_runtime,
-        exports_views=False,
-    ),
+    _GENERIC,
+    _CPU,
+    _from_numpy_kind(CPU, _CPU_DTYPES),
+    _FILE_BACKED,
+    _evictable_kind(_CPU, _FILE_BACKED, _empty_file),
+    _evictable_kind(_CPU, _FILE_BACKED, _empty_file, evicted=True),
+    _evictable_kind(_GENERIC, _CPU, _empty_cpu),
+    _evictable_kind(_GENERIC, _CPU, _empty_cpu, evicted=True),
+    _METAL,
+    _evictable_kind(_METAL, _CPU, _empty_cpu),
+    _evictable_kind(_METAL, _CPU, _empty_cpu, evicted=True),
+    _evictable_kind(_METAL, _FILE_BACKED, _empty_file, evicted=True),
 )
 
 
