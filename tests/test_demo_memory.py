@@ -42,6 +42,7 @@ import stridewave.cli._demo as demo
 demo.CHUNK = int(sys.argv[1])
 demo.PCA_CHUNK = min(demo.PCA_CHUNK, demo.CHUNK)
 demo.MX_CHUNK = min(demo.MX_CHUNK, demo.CHUNK)
+demo.CHECK_CHUNK = min(demo.CHECK_CHUNK, demo.CHUNK)
 from stridewave.cli._main import main
 status = main(sys.argv[2:])
 with open("/proc/self/status") as f:

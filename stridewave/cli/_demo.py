@@ -64,6 +64,9 @@ MX_BLOCK = 32
 MX_SAMPLE = 1 << 25
 #: Values per quantize call of the microscale step (bounds its temporaries).
 MX_CHUNK = 1 << 18
+#: Values per piece of the load's exact checks and the column means (bounds their
+#: float64 and long double temporaries, 8 and 16 bytes a value).
+CHECK_CHUNK = 1 << 18
 #: Values per chunk of the PCA step (host copy, float64 reference, device copy).
 PCA_CHUNK = 1 << 20
 
@@ -227,7 +230,17 @@ class _Narrowing:
         self.error = np.zeros(self.cols)
 
     def add(self, source: npt.NDArray[Any], stored: npt.NDArray[Any]) -> None:
-        """Account one chunk: ``source`` rows as read, ``stored`` as converted."""
+        """Account one chunk: ``source`` rows as read, ``stored`` as converted.
+
+        A piece of :data:`CHECK_CHUNK` values at a time: the exact comparison works in
+        long double (16 bytes a value), so a whole chunk would hold several times the
+        chunk's own size.
+        """
+        rows = max(1, CHECK_CHUNK // max(self.cols, 1))
+        for start in range(0, source.shape[0], rows):
+            self._add(source[start : start + rows], stored[start : start + rows])
+
+    def _add(self, source: npt.NDArray[Any], stored: npt.NDArray[Any]) -> None:
         if source.dtype.kind == "f":
             self.missing += int(np.isnan(source).sum())
             self.negative_zero += int(np.count_nonzero((source == 0) & np.signbit(source)))
@@ -342,7 +355,7 @@ def _column_means(columns: npt.NDArray[Any]) -> npt.NDArray[np.float64]:
     cols, rows = columns.shape
     sums = np.zeros(cols)
     counts = np.zeros(cols)
-    band = max(1, CHUNK // max(cols, 1))
+    band = max(1, CHECK_CHUNK // max(cols, 1))  # float64 copies of a small piece
     for start in range(0, rows, band):
         part = columns[:, start : start + band].astype(np.float64)
         finite = ~np.isnan(part)
@@ -777,8 +790,8 @@ def run_demo(
     Returns
     -------
     bool
-        True when the transpose matched and every value survived eviction and
-        promotion.
+        True when the transpose matched, every value survived eviction and
+        promotion, and the PNG (if asked for) was written.
     """
     started = time.perf_counter() - read_seconds
     report = Report(out)
@@ -854,14 +867,25 @@ def run_demo(
     )
 
     columns = np.asarray(evictable).reshape(cols, rows)
+    plot_ok = True
     _microscale(columns, names, report)
     _pca_step(columns, names, means, metal, report)
     if plot is not None:
         from stridewave.cli._plot import write_plot
 
         with _timed() as t:
-            what = write_plot(plot, columns, names, table.source)
-        report.step("plot", t[0], f"wrote {plot} ({what})")
+            try:
+                what = write_plot(plot, columns, names, table.source)
+            except OSError as exc:  # a path the check before the run could not foresee
+                what = None
+                print(
+                    f"stridewave demo: error: --plot {plot}: {exc.strerror or exc}", file=sys.stderr
+                )
+        if what is None:
+            report.step("plot", t[0], f"could not write {plot}")
+            plot_ok = False
+        else:
+            report.step("plot", t[0], f"wrote {plot} ({what})")
     del columns
 
     if metal:
@@ -871,4 +895,4 @@ def run_demo(
     report.step(
         "total", report.total, f"sum of the steps; wall time of the demo {wall * 1e3:,.2f} ms"
     )
-    return survived and loaded.matches_transpose
+    return survived and loaded.matches_transpose and plot_ok
