@@ -334,6 +334,24 @@ def test_plot_writes_a_png(tmp_path: Path) -> None:
     assert f"wrote {out}" in proc.stdout
 
 
+@pytest.mark.parametrize(
+    ("name", "says"),
+    [
+        ("out.jpgx", "the picture is a PNG; give a path ending in .png"),
+        ("missing/out.png", "does not exist; create it first"),
+    ],
+)
+def test_a_plot_path_it_cannot_write_is_refused_before_the_demo_runs(
+    tmp_path: Path, name: str, says: str
+) -> None:
+    pytest.importorskip("matplotlib")
+    proc = run_cli("demo", "--no-metal", "--plot", str(tmp_path / name))
+    assert proc.returncode == 1
+    assert proc.stdout == ""  # refused before the first step
+    assert says in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert not list(tmp_path.iterdir())
+
+
 def test_plot_without_matplotlib_names_the_extra(tmp_path: Path) -> None:
     script = (
         "import sys; sys.modules['matplotlib'] = None\n"

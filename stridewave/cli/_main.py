@@ -137,6 +137,20 @@ def extension_carriers() -> list[str]:
     return lines
 
 
+def _plot_path_problem(path: str) -> str | None:
+    """Return why the demo could not write its PNG at ``path``, or None if it can."""
+    if not path.lower().endswith(".png"):
+        return f"{path!r}: the picture is a PNG; give a path ending in .png"
+    if os.path.isdir(path):
+        return f"{path!r} is a directory; give a file path ending in .png"
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        return f"{path!r}: the folder {folder!r} does not exist; create it first"
+    if not os.access(folder, os.W_OK):
+        return f"{path!r}: the folder {folder!r} is not writable; choose another path"
+    return None
+
+
 def _cmd_demo(args: argparse.Namespace) -> int:
     from stridewave.cli._datafile import DataFileError, load_table, printable
     from stridewave.cli._demo import run_demo
@@ -152,6 +166,10 @@ def _cmd_demo(args: argparse.Namespace) -> int:
                 "python -m pip install -e '.[plot]')",
                 file=sys.stderr,
             )
+            return 1
+        problem = _plot_path_problem(args.plot)
+        if problem is not None:  # checked before the demo runs, not after it
+            print(f"stridewave demo: error: --plot {printable(problem)}", file=sys.stderr)
             return 1
     start = time.perf_counter()
     try:

@@ -101,9 +101,10 @@ def relative_rms_error(columns: npt.NDArray[Any], element: str, block: int) -> f
 def write_plot(path: str, columns: npt.NDArray[Any], names: tuple[str, ...], title: str) -> str:
     """Write the demo's PNG: error of each MX format against block size, and a histogram.
 
-    Everything is drawn from a sample of at most :data:`SAMPLE` values (runs of 1024
-    consecutive values spread evenly through each column), so the picture costs about
-    the same on any table. Formats whose error curves coincide (formats with the same
+    The error curves come from a sample of at most :data:`SAMPLE` values (runs of 1024
+    consecutive values spread evenly through each column), each histogram from at
+    most :data:`SAMPLE` single values spread evenly through its column, so the
+    picture costs about the same on any table. Formats whose error curves coincide (formats with the same
     number of mantissa bits often do) are drawn as one line, labelled with all of them.
 
     Parameters
@@ -131,7 +132,7 @@ def write_plot(path: str, columns: npt.NDArray[Any], names: tuple[str, ...], tit
         If the file cannot be written.
     """
     figure, what = build_figure(columns, names, title)
-    figure.savefig(path, dpi=90)
+    figure.savefig(path, dpi=90, format="png")
     return what
 
 
@@ -204,12 +205,19 @@ def build_figure(columns: npt.NDArray[Any], names: tuple[str, ...], title: str) 
         ncol=2,
     )
     errors.grid(True, which="both", alpha=0.3)
+    # the histograms read values spread evenly through each column, one at a time: the
+    # error sample's runs of consecutive values would show a trend as separate humps
+    rows = columns.shape[1]
+    spread = np.unique(np.linspace(0, rows - 1, num=min(rows, SAMPLE)).astype(np.intp))
     for k in range(shown):
         axes = figure.add_subplot(grid[k, 1])
-        finite = sample[k][np.isfinite(sample[k])]
+        spread_values = np.asarray(columns[kept[k], spread], dtype=np.float32)
+        finite = spread_values[np.isfinite(spread_values)]
         axes.hist(finite, bins=80, color="tab:blue")
         axes.set_ylabel("count")
-        axes.set_title(f"{names[kept[k]]}: {finite.size:,} finite values", fontsize="small")
+        axes.set_title(
+            f"{names[kept[k]]}: {finite.size:,} finite values, evenly spaced", fontsize="small"
+        )
     axes.set_xlabel("value")
     more = f"; histograms of the first {shown} of {cols} columns" if cols > shown else ""
     figure.suptitle(f"{title}: {what}{more}", fontsize="medium")
