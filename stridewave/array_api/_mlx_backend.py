@@ -50,7 +50,6 @@ from stridewave.carriers._metal import (
     _require_mlx_alive,
     _select_device,
     metal_runtime,
-    mlx_async_eval,
     mlx_eval,
 )
 from stridewave.dtypes import DType
@@ -397,7 +396,7 @@ class MLXBackend:
             shaped = mx.astype(out, self._to_mx[dtype], stream=mx_device)
         flat = shaped if shaped.ndim == 1 else mx.reshape(shaped, (-1,), stream=mx_device)
         if flat.size:
-            mlx_async_eval(flat)
+            mlx_eval(flat, schedule_only=True)
             _record(first, other, flat)
         else:
             mx.eval(flat)  # an empty array is never scheduled (nothing to overlap)

@@ -45,9 +45,8 @@ Design
   with one attribute store. Any thread may then read it, wait for it, or build on
   it. Writes hold the carrier's lock with the scalar fast path closed (a scatter is a
   move), so two writers never interleave and no write is lost. Every evaluation
-  (``eval``, ``async_eval``) goes through :func:`mlx_eval`/:func:`mlx_async_eval`,
-  under one process-wide leaf lock: on MLX's CUDA backend, threads evaluating at once
-  at times hung for good.
+  (``eval``, ``async_eval``) goes through :func:`mlx_eval`, under one process-wide
+  leaf lock: on MLX's CUDA backend, threads evaluating at once at times hung for good.
 * **Memory safety.** MLX checks no index bounds and converts values silently. Every
   index and value reaching MLX here has been validated and normalized in NumPy by
   the carrier core first (physical index checks, the dtype normalization table,
@@ -161,13 +160,16 @@ def _require_mlx_alive(action: str) -> None:
 _EVAL_LOCK = threading.Lock()
 
 
-def mlx_eval(*arrays: Any) -> None:
-    """Evaluate MLX arrays (``mlx.core.eval``), one evaluating thread at a time.
+def mlx_eval(*arrays: Any, schedule_only: bool = False) -> None:
+    """Evaluate MLX arrays, one evaluating thread at a time (under ``_EVAL_LOCK``).
 
     Parameters
     ----------
     *arrays : mlx.core.array
-        The arrays to compute and wait for.
+        The arrays to compute.
+    schedule_only : bool, optional
+        Schedule them on this thread's stream and return (``mlx.core.async_eval``)
+        instead of waiting for them (``mlx.core.eval``, the default).
 
     Raises
     ------
@@ -175,26 +177,9 @@ def mlx_eval(*arrays: Any) -> None:
         If MLX is unusable here (see :func:`_import_mlx`), or MLX fails.
     """
     mx = _import_mlx()
+    evaluate = mx.async_eval if schedule_only else mx.eval
     with _EVAL_LOCK:
-        mx.eval(*arrays)
-
-
-def mlx_async_eval(*arrays: Any) -> None:
-    """Schedule MLX arrays (``mlx.core.async_eval``), one evaluating thread at a time.
-
-    Parameters
-    ----------
-    *arrays : mlx.core.array
-        The arrays to schedule on this thread's stream.
-
-    Raises
-    ------
-    RuntimeError
-        If MLX is unusable here (see :func:`_import_mlx`), or MLX fails.
-    """
-    mx = _import_mlx()
-    with _EVAL_LOCK:
-        mx.async_eval(*arrays)
+        evaluate(*arrays)
 
 
 def _import_mlx() -> Any:
