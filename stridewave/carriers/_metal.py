@@ -534,9 +534,9 @@ class Metal(_ArrayCarrier):
         on this thread or on another one ordered after it, could change ``y``. So
         ``scheduled`` is kept here and the host view dropped (under the lock): the
         next host access waits for it, whichever thread makes it (:meth:`_take_view`).
-        Called after the launch and before the operation's call returns: the record,
-        then the look at the view, in this order (:meth:`_take_view` sets the view,
-        then looks at the records; one of the two sees the other). One array per
+        Called after the launch and before the operation's call returns. The record
+        and the look at the view happen under the lock, and :meth:`_take_view`
+        publishes a view under it only while no record is there. One array per
         thread suffices: a thread's operations run in order on its stream, so its
         latest one finishes after the others. MLX writes (scatter) need no wait: they
         build a new buffer (:meth:`_updated`).
@@ -570,8 +570,8 @@ class Metal(_ArrayCarrier):
                 self._drop_view()
                 self._bind_backend()
 
-    def _take_view(self) -> bool:
-        """Make sure the host view exists; return whether the device gives one.
+    def _take_view(self) -> npt.NDArray[Any] | None:
+        """Make sure the host view exists; return it, or None if the device gives none.
 
         The first call evaluates the array, takes the view and re-binds the scalar
         accessors to it (``view.item``, ``view``), so later scalar calls pay no check.
@@ -580,46 +580,50 @@ class Metal(_ArrayCarrier):
         their scheduled arrays, which works from any thread), so a host write through
         the view reaches no operation issued before it; they are forgotten only once
         the wait succeeded.
+
+        The waits run without the carrier's lock; the view is published under it, and
+        only if it is still the view of the stored array and no device read was
+        recorded meanwhile (else it looks again). Published without the lock, two
+        threads could interleave with each other or with a scatter's commit: a view of
+        a buffer the scatter had already replaced would take writes that are then
+        lost, or ``_viewed`` could be left set over the empty stand-in (size 0,
+        read-only), losing every later write.
         """
-        if self._viewed:
-            return True
-        array = self._mx_array  # one read: a release on another thread sets it to None
-        if array is None:
-            raise RuntimeError(_messages.released(self, "access the storage"))
-        if not self._host:
-            return False
-        pending = self._pending
-        if pending:
-            waited = list(pending.items())
-            mlx_eval(*(scheduled for _thread, scheduled in waited))  # (raises: forgets none)
-            with self._locked():  # (a record replaced meanwhile is kept: a new read)
-                for thread, scheduled in waited:
-                    if pending.get(thread) is scheduled:
-                        del pending[thread]
-        mlx_eval(array)
-        view = _host_view(array, storage_numpy_dtype(self._dtype))
-        if view is None:
-            self._host = False
-            return False
-        self._array = view
-        self._viewed = True
-        if _GPU_BUILD[0]:
-            _GPU_VIEWS.add(self)
-        self._bind_backend()
-        current = self._mx_array
-        if pending:
-            # An operation recorded its read after the wait above, and may have looked
-            # at the view before it was set (_note_device_read: the record, then the
-            # look): drop the view and wait for it too.
-            self._pause_view()
-            return self._take_view()
-        if current is not array and current is not None:
-            # A scatter on another thread replaced the buffer meanwhile (a full
-            # write without a host view adopts a fresh one): view the new buffer.
-            self._drop_view()
-            self._bind_backend()
-            return self._take_view()
-        return True
+        while True:
+            view, viewed = self._array, self._viewed
+            if viewed:
+                return view
+            array = self._mx_array  # one read: a release on another thread sets it to None
+            if array is None:
+                raise RuntimeError(_messages.released(self, "access the storage"))
+            if not self._host:
+                return None
+            pending = self._pending
+            if pending:
+                waited = list(pending.items())
+                mlx_eval(*(scheduled for _thread, scheduled in waited))  # (raises: forgets none)
+                with self._locked():  # (a record replaced meanwhile is kept: a new read)
+                    for thread, scheduled in waited:
+                        if pending.get(thread) is scheduled:
+                            del pending[thread]
+            mlx_eval(array)
+            taken = _host_view(array, storage_numpy_dtype(self._dtype))
+            with self._locked():
+                if taken is None:
+                    self._host = False
+                    return None
+                if self._mx_array is not array or self._pending:
+                    # A scatter replaced the buffer (or a release dropped it), or an
+                    # operation recorded a device read after the wait above: look again
+                    # (also when another thread published the view meanwhile).
+                    continue
+                if not self._viewed:  # (else another thread published this view already)
+                    self._array = taken
+                    self._viewed = True
+                    if _GPU_BUILD[0]:
+                        _GPU_VIEWS.add(self)
+                    self._bind_backend()
+                return self._array
 
     def _updated(self, mx: Any) -> Any:
         """Return a private handle on the storage for one MLX write (never the storage).
@@ -663,17 +667,32 @@ class Metal(_ArrayCarrier):
     def _raw_size(self) -> int:
         return 0 if self._mx_array is None else int(self._mx_array.shape[0])
 
+    def _host_array(self, action: str) -> npt.NDArray[Any] | None:
+        """Return the host view to read or write through now, or None (MLX's path).
+
+        One read of ``_array`` (a local from then on): a scatter's commit or a
+        ``_pause_view`` on another thread may drop the view right after, and the
+        stand-in they leave is empty. A view of a buffer a scatter replaced is still
+        valid memory; a write into it is redone by the scalar path's gate check (a
+        scatter is a move), and a read returns the value from before the scatter.
+
+        Raises
+        ------
+        RuntimeError
+            If the carrier is released (``action`` names what was refused).
+        """
+        if self._mx_array is None:  # a release raced this access (another thread)
+            raise RuntimeError(_messages.released(self, action))
+        view = self._array
+        return view if self._viewed else self._take_view()
+
     @override
     def _raw_get(self, index: int) -> Any:
-        if self._mx_array is None:  # a release raced this read (another thread)
-            raise RuntimeError(_messages.released(self, "read a slot"))
-        if self._viewed or self._take_view():
-            try:
-                return self._array.item(index)
-            except IndexError:  # the view was dropped by a release on another thread
-                if self._mx_array is None:
-                    raise RuntimeError(_messages.released(self, "read a slot")) from None
-                raise
+        # Callers checked the index against the size: a view shorter than that is the
+        # empty stand-in of one dropped by another thread meanwhile (look again).
+        while (view := self._host_array("read a slot")) is not None:
+            if index < view.shape[0]:
+                return view.item(index)
         array = self._mx_array  # one read: a release on another thread sets it to None
         if array is None:
             raise RuntimeError(_messages.released(self, "read a slot"))
@@ -681,16 +700,11 @@ class Metal(_ArrayCarrier):
 
     @override
     def _raw_set(self, index: int, value: Any) -> None:
-        if self._mx_array is None:  # a release raced this write (another thread)
-            raise RuntimeError(_messages.released(self, "write a slot"))
-        if self._viewed or self._take_view():
-            try:
-                self._array[index] = value
-            except IndexError:  # the view was dropped by a release on another thread
-                if self._mx_array is None:
-                    raise RuntimeError(_messages.released(self, "write a slot")) from None
-                raise
-            return
+        # As in _raw_get (and the stand-in is read-only: NumPy 2.0 would say so first).
+        while (view := self._host_array("write a slot")) is not None:
+            if index < view.shape[0]:
+                view[index] = value
+                return
         mx = _import_mlx()
         with self._locked():  # (the fast path calls this without the lock)
             if self._mx_array is None:
@@ -702,12 +716,13 @@ class Metal(_ArrayCarrier):
 
     @override
     def _raw_array(self) -> npt.NDArray[Any]:
-        if self._viewed or self._take_view():
-            return self._array
+        while (view := self._host_array("read the storage")) is not None:
+            if view.shape[0] == self._slots:  # (else the stand-in of a dropped view)
+                return view
         array = self._mx_array
         if array is None:  # released meanwhile (another thread)
             raise RuntimeError(_messages.released(self, "read the storage"))
-        _import_mlx().eval(array)  # (a scheduled result may still be running)
+        mlx_eval(array)  # (a scheduled result may still be running)
         copy: npt.NDArray[Any] = np.array(memoryview(array), copy=True)
         return copy
 
