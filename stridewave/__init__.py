@@ -4,6 +4,8 @@ The stable public surface is the names in ``__all__``; importing this package ne
 imports ``mlx`` (the Metal carrier loads it on first construction).
 """
 
+# First: under ``python -m stridewave``, importing it handles Ctrl-C during the imports below.
+from stridewave import _startup  # noqa: F401
 from stridewave._version import __version__
 from stridewave.carriers import (
     CPU,

@@ -107,14 +107,69 @@ def _as_table(
         )
     if array.size == 0:
         raise DataFileError(f"{source}: holds no values; give a file with at least one number")
+    notes = list(notes or [])
     if array.ndim == 0:
         array = array.reshape(1, 1)
     elif array.ndim == 1:
         array = array.reshape(-1, 1)
     elif array.ndim > 2:  # a view for C- and Fortran-ordered maps alike: no copy
+        shape = array.shape
         array = array.reshape(array.shape[0], -1, order="A")
+        notes.append(
+            f"a {len(shape)}-D array of shape {shape}: read as {array.shape[0]:,} rows x "
+            f"{array.shape[1]:,} columns (every axis after the first taken as columns)"
+        )
     names = columns or tuple(f"col{k}" for k in range(array.shape[1]))
-    return Table(array, tuple(printable(n) for n in names), printable(source), notes or [])
+    for column, first, last in _date_like_columns(array):
+        notes.append(
+            f"column {printable(names[column])!r} looks like YYYYMMDD dates ({first} to "
+            f"{last} in its first rows), which this file stores as plain numbers: they are "
+            "rounded to Float32 and averaged as numbers. Save dates as decimal years, or "
+            "give a CSV file, whose YYYYMMDD columns are read as dates"
+        )
+    return Table(array, tuple(printable(n) for n in names), printable(source), notes)
+
+
+#: How many leading values of a column (at most) and how many columns the date check
+#: reads: a bounded sample of any file, however large.
+_DATE_SAMPLE_VALUES = 1 << 16
+_DATE_SAMPLE_COLUMNS = 256
+
+
+def _date_like_columns(table: npt.NDArray[Any]) -> list[tuple[int, int, int]]:
+    """Return ``(column, first, last)`` for each column whose leading values are dates.
+
+    A column is date-like when its first values (at least two present, NaN skipped)
+    are all integers ``YYYYMMDD`` naming valid calendar dates from year 1000 to 2999;
+    ``first`` and ``last`` are the smallest and largest of them. Reads at most
+    :data:`_DATE_SAMPLE_VALUES` values of each of the first
+    :data:`_DATE_SAMPLE_COLUMNS` columns of a ``(rows, columns)`` table.
+    """
+    if table.dtype.kind not in "iuf" or table.shape[0] < 2:
+        return []
+    columns = min(table.shape[1], _DATE_SAMPLE_COLUMNS)
+    rows = min(table.shape[0], max(2, _DATE_SAMPLE_VALUES // columns))
+    sample = np.asarray(table[:rows, :columns], dtype=np.float64)
+    found = []
+    for column in range(columns):
+        values = sample[:, column]
+        values = values[np.isfinite(values)]
+        if values.size < 2 or np.any(values != np.floor(values)):
+            continue
+        if values.min() < 10_000_101 or values.max() > 29_991_231:
+            continue
+        dates = values.astype(np.int64)
+        year, month, day = dates // 10_000, dates // 100 % 100, dates % 100
+        if np.any((month < 1) | (month > 12) | (day < 1)):
+            continue
+        first_of_month = ((year - 1970) * 12 + month - 1).astype("datetime64[M]")
+        length = (first_of_month + 1).astype("datetime64[D]") - first_of_month.astype(
+            "datetime64[D]"
+        )
+        if np.any(day > length.astype(np.int64)):
+            continue
+        found.append((column, int(dates.min()), int(dates.max())))
+    return found
 
 
 def _check_dtype(dtype: np.dtype[Any], source: str) -> None:
@@ -375,9 +430,11 @@ def _read_csv(text_source: Path | str, source: str) -> Table:
         years = _decimal_years(series)
         if years is not None:
             first, last = years.attrs["first"], years.attrs["last"]
+            in_years = float(years.dropna().iloc[0])
             notes.append(
                 f"column {printable(name)!r} read as dates (YYYYMMDD, {first} to {last}) and "
-                "stored as decimal years (e.g. 1958.24), which Float32 keeps to within an hour"
+                f"stored as decimal years (e.g. {in_years:.2f}), which Float32 keeps to within "
+                "an hour"
             )
             kept.append(name)
             arrays.append(years.to_numpy(dtype=np.float64))
@@ -475,7 +532,10 @@ def load_table(path: str | None, *, dtype: str | None = None) -> Table:
         return _read_csv(text, f"shipped data set {SHIPPED_DATA}")
     file = Path(path)
     if not file.exists():
-        raise DataFileError(f"{file}: no such file")
+        raise DataFileError(
+            f"{file}: no such file; check the path (the demo reads a .npy, .npz or .csv "
+            "file, or a raw binary file with --dtype)"
+        )
     if not file.is_file():
         raise DataFileError(f"{file}: not a regular file")
     suffix = file.suffix.lower()

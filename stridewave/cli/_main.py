@@ -19,6 +19,7 @@ import sys
 import time
 from collections.abc import Sequence
 
+from stridewave import _startup
 from stridewave._version import __version__
 
 
@@ -209,7 +210,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="print versions, the registered dtypes and the carrier kinds available here",
         description="Print versions, the registered dtypes and the carrier kinds available here.",
     )
-    info.set_defaults(func=_cmd_info)
+    info.set_defaults(func=_cmd_info, usage_of=info)
     demo = sub.add_parser(
         "demo",
         help="run the main job on a data file, or on the shipped Mauna Loa CO2 data set",
@@ -242,7 +243,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="write a PNG: the error of each microscaling format against the block size, "
         "and a histogram of the data (needs matplotlib: pip install 'stridewave[plot]')",
     )
-    demo.set_defaults(func=_cmd_demo)
+    demo.set_defaults(func=_cmd_demo, usage_of=demo)
     return parser
 
 
@@ -261,8 +262,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         130 when interrupted (Ctrl-C): one line on standard error, no traceback, and
         the demo's temporary files removed.
     """
+    _startup.restore()  # from here on, KeyboardInterrupt and the handler below
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # the command's own usage, not the top level's (exits with status 2)
+        getattr(args, "usage_of", parser).error(f"unrecognized arguments: {' '.join(unknown)}")
     if getattr(args, "func", None) is None:
         parser.print_help(sys.stderr)
         print("\npython -m stridewave: error: give a command (info or demo)", file=sys.stderr)
