@@ -351,9 +351,10 @@ def integers_out_of_range(obj: object, dtype: object) -> str:
 def no_namespace_dtype(obj: object, numpy_dtype: object) -> str:
     """Return the message for input of none of the standard's dtypes."""
     return (
-        f"cannot make an array of one of the array API standard's dtypes from "
-        f"{type(obj).__name__} (NumPy reads it as {numpy_dtype}); convert it first, e.g. "
-        "with numpy.asarray(data, dtype=numpy.float32)."
+        f"asarray got a {type(obj).__name__} of NumPy dtype {numpy_dtype}, which is none "
+        "of the array API standard's dtypes (bool, int8 to int64, uint8 to uint64, "
+        "float32, float64, complex64, complex128); convert it first, e.g. with "
+        "numpy.asarray(data, dtype=numpy.float32)."
     )
 
 
