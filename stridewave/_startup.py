@@ -22,8 +22,11 @@ import threading
 from types import FrameType
 from typing import Any
 
-#: The handler this module replaced (None: it installed nothing).
+#: The handler this module replaced (empty: it installed none).
 _PREVIOUS: list[Any] = []
+
+#: The line it writes: the command's name as the command line's own handler writes it.
+_LINE: list[bytes] = [b"python -m stridewave: interrupted\n"]
 
 
 def _started_as_the_command_line() -> bool:
@@ -35,7 +38,7 @@ def _started_as_the_command_line() -> bool:
 
 
 def _interrupted(signum: int, frame: FrameType | None) -> None:
-    os.write(2, b"python -m stridewave: interrupted\n")
+    os.write(2, _LINE[0])
     os._exit(130)
 
 
@@ -45,6 +48,10 @@ def install() -> None:
         _started_as_the_command_line()
         and signal.getsignal(signal.SIGINT) is signal.default_int_handler
     ):
+        argv = list(sys.orig_argv)
+        command = argv[argv.index("-m") + 2 : argv.index("-m") + 3]
+        if command and command[0] in ("demo", "info"):
+            _LINE[0] = f"python -m stridewave {command[0]}: interrupted\n".encode()
         _PREVIOUS.append(signal.signal(signal.SIGINT, _interrupted))
 
 

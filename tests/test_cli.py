@@ -450,7 +450,7 @@ def test_ctrl_c_while_the_package_imports_is_one_line_and_130(
         assert proc.returncode == 0, proc.stderr
         assert f"stridewave {stridewave.__version__}" in proc.stdout
     else:
-        assert (proc.returncode, proc.stderr) == (130, "python -m stridewave: interrupted\n")
+        assert (proc.returncode, proc.stderr) == (130, "python -m stridewave info: interrupted\n")
 
 
 def test_importing_the_package_leaves_the_sigint_handler_alone() -> None:
