@@ -29,12 +29,46 @@ _PREVIOUS: list[Any] = []
 _LINE: list[bytes] = [b"python -m stridewave: interrupted\n"]
 
 
-def _started_as_the_command_line() -> bool:
-    """Whether runpy is importing this package for ``python -m stridewave``."""
+def _module_run(argv: list[str]) -> tuple[str, list[str]] | None:
+    """Return ``(module, its arguments)`` of ``python [options] -m module ...``, else None.
+
+    Reads the interpreter's own options as Python does: single letters may be grouped
+    (``-Im``), ``-m``'s module may be attached (``-mstridewave``), ``-X``/``-W`` take
+    an argument (attached or next), ``-c`` or a script means no module.
+    """
+    i = 1
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--check-hash-based-pycs":
+            i += 2
+            continue
+        if not arg.startswith("-") or arg in ("-", "--"):
+            return None
+        if arg.startswith("--"):
+            i += 1
+            continue
+        for k, letter in enumerate(arg[1:], start=1):
+            if letter == "m":
+                if arg[k + 1 :]:
+                    return arg[k + 1 :], argv[i + 1 :]
+                return (argv[i + 1], argv[i + 2 :]) if i + 1 < len(argv) else None
+            if letter == "c":
+                return None
+            if letter in "XW":
+                i += 0 if arg[k + 1 :] else 1  # its argument: the rest, or the next one
+                break
+        i += 1
+    return None
+
+
+def _command_line_arguments() -> list[str] | None:
+    """Return the command's arguments if runpy imports this package for it, else None."""
     if sys.argv[:1] != ["-m"] or threading.current_thread() is not threading.main_thread():
-        return False
-    argv = list(getattr(sys, "orig_argv", ()))
-    return "-m" in argv and argv[argv.index("-m") + 1 : argv.index("-m") + 2] == ["stridewave"]
+        return None
+    run = _module_run(list(getattr(sys, "orig_argv", ())))
+    if run is None or run[0] not in ("stridewave", "stridewave.__main__"):
+        return None
+    return run[1]
 
 
 def _interrupted(signum: int, frame: FrameType | None) -> None:
@@ -44,14 +78,11 @@ def _interrupted(signum: int, frame: FrameType | None) -> None:
 
 def install() -> None:
     """Install the import-time handler where this is ``python -m stridewave`` (see above)."""
-    if (
-        _started_as_the_command_line()
-        and signal.getsignal(signal.SIGINT) is signal.default_int_handler
-    ):
-        argv = list(sys.orig_argv)
-        command = argv[argv.index("-m") + 2 : argv.index("-m") + 3]
-        if command and command[0] in ("demo", "info"):
-            _LINE[0] = f"python -m stridewave {command[0]}: interrupted\n".encode()
+    arguments = _command_line_arguments()
+    if arguments is not None and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        command = next((a for a in arguments if not a.startswith("-")), "")
+        if command in ("demo", "info"):
+            _LINE[0] = f"python -m stridewave {command}: interrupted\n".encode()
         _PREVIOUS.append(signal.signal(signal.SIGINT, _interrupted))
 
 

@@ -453,6 +453,36 @@ def test_ctrl_c_while_the_package_imports_is_one_line_and_130(
         assert (proc.returncode, proc.stderr) == (130, "python -m stridewave info: interrupted\n")
 
 
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["-m", "stridewave", "demo"], ("stridewave", ["demo"])),
+        (["-mstridewave", "demo"], ("stridewave", ["demo"])),
+        (["-Im", "stridewave"], ("stridewave", [])),
+        (["-X", "importtime", "-m", "stridewave", "info"], ("stridewave", ["info"])),
+        (["-Ximporttime", "-Wignore", "-m", "stridewave"], ("stridewave", [])),
+        (["-W", "ignore", "-Em", "stridewave.__main__"], ("stridewave.__main__", [])),
+        (["--check-hash-based-pycs", "never", "-m", "stridewave"], ("stridewave", [])),
+        (["-c", "import stridewave", "-m", "stridewave"], None),
+        (["script.py", "-m", "stridewave"], None),
+        (["-m"], None),
+    ],
+)
+def test_the_module_python_runs_is_read_from_its_options_as_python_reads_them(
+    argv: list[str], expected: tuple[str, list[str]] | None
+) -> None:
+    from stridewave._startup import _module_run
+
+    assert _module_run(["python", *argv]) == expected
+
+
+def test_an_unknown_option_before_the_command_shows_the_top_level_usage() -> None:
+    proc = run_cli("--no-metal", "demo")
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("usage: python -m stridewave [-h]")
+    assert "error: unrecognized arguments: --no-metal" in proc.stderr
+
+
 def test_importing_the_package_leaves_the_sigint_handler_alone() -> None:
     check = "import signal, stridewave; print(signal.getsignal(signal.SIGINT))"
     proc = subprocess.run(
@@ -512,8 +542,9 @@ def test_a_date_like_column_of_a_npy_file_gets_a_note_and_stays_numbers(
     np.save(tmp_path / "t.npy", table)
     loaded = load_table(str(tmp_path / "t.npy"))
     notes = [n for n in loaded.notes if "YYYYMMDD" in n]
-    assert len(notes) == 1 and notes[0].startswith("column 'col0' looks like YYYYMMDD dates")
-    assert "(20240227 to 20240303 in its first rows)" in notes[0]
+    assert len(notes) == 1
+    assert notes[0].startswith("column 'col0' (20240227 to 20240303): YYYYMMDD dates in the")
+    assert "read as plain numbers" in notes[0]
     assert loaded.values[0, 0] == 20240227  # read as numbers, as the note says
     # not dates: a 30 February, a month 13, a fraction (float only)
     for bad in (20240230, 20241301, 20240101.5)[: 3 if dtype is np.float64 else 2]:
@@ -527,7 +558,24 @@ def test_an_array_of_more_than_two_axes_is_read_as_a_table_and_said_so(tmp_path:
     proc = run_cli("demo", str(tmp_path / "cube.npy"), "--no-metal")
     assert proc.returncode == 0, proc.stderr
     assert "10 rows x 30 columns" in proc.stdout
-    assert "a 3-D array of shape (10, 10, 3): read as 10 rows x 30 columns" in proc.stdout
+    assert "a 3-D array of shape (10, 10, 3): read as 10 rows x 30 columns, the axes after" in (
+        proc.stdout
+    )
+    assert "flattened in row-major order" in proc.stdout
+
+
+def test_many_date_like_columns_make_one_note_and_a_wide_table_skips_the_pca(
+    tmp_path: Path,
+) -> None:
+    from stridewave.cli._demo import PCA_MAX_COLUMNS
+
+    dates = np.array([20240101, 20240102, 20240103], dtype=np.int64)
+    np.save(tmp_path / "wide.npy", np.repeat(dates[:, None], PCA_MAX_COLUMNS + 1, axis=1))
+    proc = run_cli("demo", str(tmp_path / "wide.npy"), "--no-metal")
+    assert proc.returncode == 0, proc.stderr
+    notes = [line for line in proc.stdout.splitlines() if "YYYYMMDD" in line]
+    assert len(notes) == 1 and "and 253 more" in notes[0]  # the first 256 columns sampled
+    assert f"skipped: {PCA_MAX_COLUMNS + 1:,} columns, more than the" in proc.stdout
 
 
 def test_an_unknown_option_shows_the_usage_of_its_command() -> None:
@@ -619,6 +667,36 @@ def test_the_pca_difference_is_small_for_a_table_of_lower_rank() -> None:
     assert result is not None
     assert result.reference[-1] < 1e-6 * result.reference[0]
     assert result.difference < 1e-4
+
+
+@pytest.mark.parametrize(
+    "case", ["scale-1e30", "scale-1e-30", "an-inf-beside-an-offset", "offset-rows-with-nan"]
+)
+def test_the_pca_holds_values_whose_float32_sums_would_overflow_or_cancel(case: str) -> None:
+    # the band is shifted and scaled by its first complete rows: without that, the
+    # float32 Gram matrix overflowed (1e30), underflowed to 0/0 (1e-30) and the SVD
+    # raised, or an inf made the shift infinite and the sums cancelled (0.29)
+    from stridewave.cli import _demo
+
+    rng = np.random.default_rng(10)
+    x, y = rng.standard_normal((2, 4000))
+    first = np.arange(4000) < 2000
+    table = {
+        "scale-1e30": np.stack([1e30 * x, y]),
+        "scale-1e-30": np.stack([1e-30 * x, y]),
+        "an-inf-beside-an-offset": np.stack([np.where(first & (x > 2), np.inf, 100 + x / 100), y]),
+        "offset-rows-with-nan": np.stack(
+            [np.where(first, 1e4, 1000 + x / 100), np.where(first, np.nan, y)]
+        ),
+    }[case].astype(np.float32)
+    with np.errstate(invalid="ignore"):
+        shift = np.nanmean(table.astype(np.float64), axis=1)  # as the load measures it
+    result = _demo.pca(table, ("x", "y"), shift, metal=False, chunk=512)
+    assert result is not None
+    complete = table[:, np.isfinite(table).all(axis=0)].astype(np.float64)
+    expected = np.linalg.svd(np.corrcoef(complete), compute_uv=False)
+    np.testing.assert_allclose(result.reference, expected, rtol=1e-9)
+    assert result.difference < 1e-5
 
 
 def test_the_demo_runs_the_pca_on_the_best_device_and_says_which() -> None:

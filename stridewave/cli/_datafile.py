@@ -114,18 +114,25 @@ def _as_table(
         array = array.reshape(-1, 1)
     elif array.ndim > 2:  # a view for C- and Fortran-ordered maps alike: no copy
         shape = array.shape
+        fortran = array.flags.f_contiguous and not array.flags.c_contiguous
         array = array.reshape(array.shape[0], -1, order="A")
+        rows, cols = array.shape
         notes.append(
-            f"a {len(shape)}-D array of shape {shape}: read as {array.shape[0]:,} rows x "
-            f"{array.shape[1]:,} columns (every axis after the first taken as columns)"
+            f"a {len(shape)}-D array of shape {shape}: read as {rows:,} row{'s' * (rows != 1)}"
+            f" x {cols:,} column{'s' * (cols != 1)}, the axes after the first flattened in "
+            + ("the file's column-major (Fortran) order" if fortran else "row-major order")
         )
     names = columns or tuple(f"col{k}" for k in range(array.shape[1]))
-    for column, first, last in _date_like_columns(array):
+    dated = _date_like_columns(array)
+    if dated:
+        shown = ", ".join(
+            f"{printable(names[column])!r} ({first} to {last})" for column, first, last in dated[:3]
+        ) + (f" and {len(dated) - 3:,} more" if len(dated) > 3 else "")
         notes.append(
-            f"column {printable(names[column])!r} looks like YYYYMMDD dates ({first} to "
-            f"{last} in its first rows), which this file stores as plain numbers: they are "
-            "rounded to Float32 and averaged as numbers. Save dates as decimal years, or "
-            "give a CSV file, whose YYYYMMDD columns are read as dates"
+            f"{'column' if len(dated) == 1 else 'columns'} {shown}: YYYYMMDD dates in the "
+            "first rows, read as plain numbers (this file has no date type; their mean is "
+            "no date). Save dates as decimal years, or give a CSV file, whose YYYYMMDD "
+            "columns are read as dates"
         )
     return Table(array, tuple(printable(n) for n in names), printable(source), notes)
 

@@ -70,6 +70,10 @@ CHECK_CHUNK = 1 << 18
 #: Values per chunk of the PCA step (host copy, float64 reference, device copy).
 PCA_CHUNK = 1 << 20
 
+#: The most columns the PCA step takes: its correlation matrix holds columns² values
+#: (8 MiB in float64 at this bound) and its SVD grows with their cube.
+PCA_MAX_COLUMNS = 1024
+
 
 def _describe(carrier: sw.Carrier) -> str:
     """``"CPU(Float32, 4,568 slots)"``: kind, dtype and size, without a value preview."""
@@ -619,13 +623,15 @@ def pca(
 ) -> PCAResult | None:
     """PCA of the standardized columns through ``stridewave.array_api``, streamed.
 
-    The rows with no missing value are read a band at a time; each band goes to the
-    array-API device as float32, is shifted by ``shift`` (the column means, for a
-    numerically safe sum of squares) and adds its Gram matrix ``X.T @ X`` and column
+    The complete rows (every value finite) are read a band at a time; each band goes
+    to the array-API device as float32, is shifted and scaled per column (by the mean
+    and standard deviation of the first complete rows, so that float32 sums neither
+    cancel nor overflow nor underflow) and adds its Gram matrix ``X.T @ X`` and column
     sums to two small device arrays. The correlation matrix then comes from those
-    (covariance scaled by the standard deviations), and ``xp.linalg.svd`` gives its
-    singular values: the variances of the principal components of the standardized
-    columns. NumPy does the same in float64 on the same bands, as the reference.
+    (covariance scaled by the standard deviations, which undoes the scaling), and
+    ``xp.linalg.svd`` gives its singular values: the variances of the principal
+    components of the standardized columns. NumPy does the same in float64 on the same
+    bands, as the reference.
 
     Parameters
     ----------
@@ -634,7 +640,8 @@ def pca(
     names : tuple of str
         One name per column.
     shift : numpy.ndarray of float64, shape (cols,)
-        Values near the column means (NaN where a column has no value).
+        Values near the column means (NaN where a column has no value), the shift of a
+        column that does not vary in the first complete rows.
     metal : bool, optional
         Whether to use the Metal device where MLX runs (else the CPU device).
     chunk : int, optional
@@ -644,37 +651,44 @@ def pca(
     Returns
     -------
     PCAResult or None
-        None when fewer than two rows are complete or no column varies.
+        None when fewer than two rows are complete, no column varies, or the values
+        are beyond what float32 sums can hold even so (the device's correlation matrix
+        is not finite).
     """
     import stridewave.array_api as xp
 
     device, description = _best_device(metal)
     cols, rows = columns.shape
-    varies = np.isfinite(shift)
     band = max(1, (chunk or min(CHUNK, PCA_CHUNK)) // max(cols, 1))
-    shift32 = np.where(varies, shift, 0).astype(np.float32)
-    shift_xp = xp.asarray(shift32, device=device)
     gram = xp.zeros((cols, cols), dtype=xp.float32, device=device)
     sums = xp.zeros((cols,), dtype=xp.float32, device=device)
     gram64 = np.zeros((cols, cols))
     sums64 = np.zeros(cols)
     count = 0
+    center: npt.NDArray[np.float64] | None = None  # shift and scale, from the first rows
+    scale = np.ones(cols)
     with progress(cols * rows, "pca") as bar:
         for start in range(0, rows, band):
-            # a C-ordered float32 copy of the band: what the device reads, and never a
-            # view of the table that a device array could keep alive
-            part = np.array(columns[:, start : start + band].T, dtype=np.float32, order="C")
-            complete = np.isfinite(part).all(axis=1)
-            if not complete.all():
-                part = part[complete]
-            count += part.shape[0]
-            x = xp.asarray(part, device=device) - shift_xp
+            # a float64 copy of the band's complete rows, never a view of the table
+            # that a device array could keep alive; float32 (C-ordered) on the device
+            part = np.array(columns[:, start : start + band].T, dtype=np.float64)
+            part = part[np.isfinite(part).all(axis=1)]
+            bar.update(min(band, rows - start) * cols)
+            if part.shape[0] == 0:
+                continue
+            if center is None:
+                center = np.where(np.isfinite(shift), shift, 0.0)
+                if part.shape[0] > 1:
+                    center = part.mean(axis=0)
+                    spread = part.std(axis=0)
+                    scale = np.where((spread > 0) & np.isfinite(spread), spread, 1.0)
+            wide = (part - center) / scale
+            count += wide.shape[0]
+            x = xp.asarray(np.ascontiguousarray(wide, dtype=np.float32), device=device)
             gram = gram + xp.matmul(xp.matrix_transpose(x), x)
             sums = sums + xp.sum(x, axis=0)
-            wide = part.astype(np.float64) - shift32
             gram64 += wide.T @ wide
             sums64 += wide.sum(axis=0)
-            bar.update(min(band, rows - start) * cols)
     if count < 2:
         return None
     n = float(count)
@@ -688,6 +702,8 @@ def pca(
     covariance = xp.take(xp.take(covariance, kept, axis=0), kept, axis=1)
     spread = xp.sqrt(xp.linalg.diagonal(covariance))
     correlation = covariance / (xp.reshape(spread, (-1, 1)) * xp.reshape(spread, (1, -1)))
+    if not bool(xp.all(xp.isfinite(correlation))):
+        return None  # float32 could not hold the sums (an SVD of them would fail)
     singular = xp.linalg.svd(correlation, full_matrices=False)[1]
     host = np.asarray(singular.to_device(xp.Device("CPU")), dtype=np.float64)
     sub = covariance64[np.ix_(keep, keep)]
@@ -709,10 +725,23 @@ def _pca_step(
     metal: bool,
     report: Report,
 ) -> None:
+    if len(names) > PCA_MAX_COLUMNS:
+        report.step(
+            "pca",
+            0.0,
+            f"skipped: {len(names):,} columns, more than the {PCA_MAX_COLUMNS:,} it takes "
+            f"(the correlation matrix would hold {len(names) ** 2:,} values)",
+        )
+        return
     with _timed() as t:
         result = pca(columns, names, shift, metal=metal)
     if result is None:
-        report.step("pca", t[0], "skipped: fewer than two complete rows, or no column varies")
+        report.step(
+            "pca",
+            t[0],
+            "skipped: fewer than two complete rows, no column varies, or values beyond "
+            "what float32 sums hold",
+        )
         return
     share = 100 * result.singular / result.singular.sum()
     shown = ", ".join(f"{v:.3g}%" for v in share[:4]) + (", ..." if share.size > 4 else "")

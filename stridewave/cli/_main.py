@@ -264,9 +264,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     _startup.restore()  # from here on, KeyboardInterrupt and the handler below
     parser = build_parser()
-    args, unknown = parser.parse_known_args(argv)
-    if unknown:  # the command's own usage, not the top level's (exits with status 2)
-        getattr(args, "usage_of", parser).error(f"unrecognized arguments: {' '.join(unknown)}")
+    words = list(sys.argv[1:] if argv is None else argv)
+    args, unknown = parser.parse_known_args(words)
+    if unknown:  # the usage of the command they follow, or the top level's (status 2)
+        command = getattr(args, "command", None)
+        before = command not in words or words.index(unknown[0]) < words.index(command)
+        usage = parser if before else getattr(args, "usage_of", parser)
+        usage.error(f"unrecognized arguments: {' '.join(unknown)}")
     if getattr(args, "func", None) is None:
         parser.print_help(sys.stderr)
         print("\npython -m stridewave: error: give a command (info or demo)", file=sys.stderr)
