@@ -17,13 +17,15 @@ from numpy.lib import format as npy_format
 import stridewave
 
 
-def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+def run_cli(*args: str, **options: Any) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m stridewave *args``; ``options`` go to ``subprocess.run`` (env...)."""
     return subprocess.run(
         [sys.executable, "-m", "stridewave", *args],
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
+        **options,
     )
 
 
@@ -437,12 +439,8 @@ def test_ctrl_c_while_the_package_imports_is_one_line_and_130(
 
     (tmp_path / "sitecustomize.py").write_text(INTERRUPT_WHILE_IMPORTING)
     path = os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])
-    proc = subprocess.run(
-        [sys.executable, "-m", "stridewave", "info"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
+    proc = run_cli(
+        "info",
         env={**os.environ, "PYTHONPATH": path},
         preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if ignored else None,
     )
@@ -474,13 +472,6 @@ def test_the_module_python_runs_is_read_from_its_options_as_python_reads_them(
     from stridewave._startup import _module_run
 
     assert _module_run(["python", *argv]) == expected
-
-
-def test_an_unknown_option_before_the_command_shows_the_top_level_usage() -> None:
-    proc = run_cli("--no-metal", "demo")
-    assert proc.returncode == 2
-    assert proc.stderr.startswith("usage: python -m stridewave [-h]")
-    assert "error: unrecognized arguments: --no-metal" in proc.stderr
 
 
 def test_importing_the_package_leaves_the_sigint_handler_alone() -> None:
@@ -578,11 +569,21 @@ def test_many_date_like_columns_make_one_note_and_a_wide_table_skips_the_pca(
     assert f"skipped: {PCA_MAX_COLUMNS + 1:,} columns, more than the" in proc.stdout
 
 
-def test_an_unknown_option_shows_the_usage_of_its_command() -> None:
-    proc = run_cli("demo", "--bogus")
+@pytest.mark.parametrize(
+    ("words", "usage"),
+    [
+        (("demo", "--bogus"), "usage: python -m stridewave demo"),  # the command's own
+        (("--no-metal", "demo"), "usage: python -m stridewave [-h]"),  # before the command
+    ],
+)
+def test_an_unknown_option_shows_the_usage_of_what_it_follows(
+    words: tuple[str, str], usage: str
+) -> None:
+    proc = run_cli(*words)
+    unknown = next(word for word in words if word.startswith("--"))
     assert proc.returncode == 2
-    assert proc.stderr.startswith("usage: python -m stridewave demo")
-    assert "error: unrecognized arguments: --bogus" in proc.stderr
+    assert proc.stderr.startswith(usage)
+    assert f"error: unrecognized arguments: {unknown}" in proc.stderr
 
 
 def test_microscale_reads_a_bounded_sample_of_whole_blocks_and_says_so() -> None:

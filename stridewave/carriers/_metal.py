@@ -670,8 +670,8 @@ class Metal(_ArrayCarrier):
     def _host_array(self, action: str) -> npt.NDArray[Any] | None:
         """Return the host view to read or write through now, or None (MLX's path).
 
-        One read of ``_array`` (a local from then on): a scatter's commit or a
-        ``_pause_view`` on another thread may drop the view right after, and the
+        The view :meth:`_take_view` returned, a local from then on: a scatter's commit
+        or a ``_pause_view`` on another thread may drop the view right after, and the
         stand-in they leave is empty. A view of a buffer a scatter replaced is still
         valid memory; a write into it is redone by the scalar path's gate check (a
         scatter is a move), and a read returns the value from before the scatter.
@@ -683,8 +683,7 @@ class Metal(_ArrayCarrier):
         """
         if self._mx_array is None:  # a release raced this access (another thread)
             raise RuntimeError(_messages.released(self, action))
-        view = self._array
-        return view if self._viewed else self._take_view()
+        return self._take_view()
 
     @override
     def _raw_get(self, index: int) -> Any:

@@ -157,26 +157,21 @@ def _date_like_columns(table: npt.NDArray[Any]) -> list[tuple[int, int, int]]:
     columns = min(table.shape[1], _DATE_SAMPLE_COLUMNS)
     rows = min(table.shape[0], max(2, _DATE_SAMPLE_VALUES // columns))
     sample = np.asarray(table[:rows, :columns], dtype=np.float64)
-    found = []
-    for column in range(columns):
-        values = sample[:, column]
-        values = values[np.isfinite(values)]
-        if values.size < 2 or np.any(values != np.floor(values)):
-            continue
-        if values.min() < 10_000_101 or values.max() > 29_991_231:
-            continue
-        dates = values.astype(np.int64)
-        year, month, day = dates // 10_000, dates // 100 % 100, dates % 100
-        if np.any((month < 1) | (month > 12) | (day < 1)):
-            continue
-        first_of_month = ((year - 1970) * 12 + month - 1).astype("datetime64[M]")
-        length = (first_of_month + 1).astype("datetime64[D]") - first_of_month.astype(
-            "datetime64[D]"
-        )
-        if np.any(day > length.astype(np.int64)):
-            continue
-        found.append((column, int(dates.min()), int(dates.max())))
-    return found
+    present = np.isfinite(sample)
+    # missing values stand in as a valid date; each test then holds column-wise
+    values = np.where(present, sample, 20_000_101.0)
+    plausible = np.all(
+        (values == np.floor(values)) & (values >= 10_000_101) & (values <= 29_991_231), axis=0
+    )
+    dates = np.where(plausible, values, 20_000_101.0).astype(np.int64)
+    year, month, day = dates // 10_000, dates // 100 % 100, dates % 100
+    first_of_month = ((year - 1970) * 12 + np.clip(month, 1, 12) - 1).astype("datetime64[M]")
+    length = (first_of_month + 1).astype("datetime64[D]") - first_of_month.astype("datetime64[D]")
+    calendar = (month >= 1) & (month <= 12) & (day >= 1) & (day <= length.astype(np.int64))
+    found = np.flatnonzero(plausible & np.all(calendar, axis=0) & (present.sum(axis=0) >= 2))
+    first = np.where(present, dates, np.iinfo(np.int64).max).min(axis=0)
+    last = np.where(present, dates, 0).max(axis=0)
+    return [(int(k), int(first[k]), int(last[k])) for k in found]
 
 
 def _check_dtype(dtype: np.dtype[Any], source: str) -> None:

@@ -104,8 +104,9 @@ def write_plot(path: str, columns: npt.NDArray[Any], names: tuple[str, ...], tit
     The error curves come from a sample of at most :data:`SAMPLE` values (runs of 1024
     consecutive values spread evenly through each column), each histogram from at
     most :data:`SAMPLE` single values spread evenly through its column, so the
-    picture costs about the same on any table. Formats whose error curves coincide (formats with the same
-    number of mantissa bits often do) are drawn as one line, labelled with all of them.
+    picture costs about the same on any table. Formats whose error curves coincide
+    (formats with the same number of mantissa bits often do) are drawn as one line,
+    labelled with all of them.
 
     Parameters
     ----------
