@@ -17,6 +17,7 @@ import runs from this module back up to them.
 from __future__ import annotations
 
 import sys
+import threading
 import types
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Final
@@ -31,7 +32,8 @@ from stridewave.array_api._backend import (
     strided_layout,
 )
 from stridewave.array_api._device import Device, as_device, carrier_device
-from stridewave.carriers import Evictable, FileBacked
+from stridewave.array_api._dispatch import binary, common_device, device_of, unary
+from stridewave.carriers import Carrier, Evictable, FileBacked
 from stridewave.carriers._messages import dtype_text
 from stridewave.carriers._protocols import _caller_module
 from stridewave.dtypes import DType
@@ -41,17 +43,22 @@ from stridewave.tensor import Tensor
 if TYPE_CHECKING:
     import numpy.typing as npt
 
-__all__ = ["Array", "as_array", "install", "read", "wrap", "write"]
+__all__ = [
+    "Array",
+    "as_array",
+    "common_device",
+    "device_of",
+    "install",
+    "permuted",
+    "read",
+    "wrap",
+    "write",
+]
 
 
 def _make(adopted: Adopted, device: Device) -> Array:
-    """Build an Array over adopted geometry (no re-validation: the backend proved it)."""
-    out = object.__new__(Array)
-    out._carrier, out._layout, out._offset, out._native = adopted
-    out._dtype = out._carrier.dtype()
-    out._subtensors = ()
-    out._device = device
-    return out
+    """Build an Array over adopted geometry (:meth:`Array._new`)."""
+    return Array._new(adopted, device)
 
 
 def _rebuild(carrier: Any, layout: Layout, offset: int) -> Array:
@@ -85,7 +92,7 @@ def _one_slice(x: Array, key: slice) -> Array | None:
     view_layout = (
         contiguous_layout((length,)) if stride == 1 else strided_layout((length,), (stride,))
     )
-    return _make((x._carrier, view_layout, offset, None), x._device)  # type: ignore[arg-type]
+    return _make((x._carrier, view_layout, offset, None), x._device)
 
 
 def wrap(result: Any, device: Device, sources: tuple[Tensor, ...] = ()) -> Any:
@@ -131,44 +138,16 @@ def adopted(found: Adopted, device: Device) -> Array:
 # -- reading operands --------------------------------------------------------------------
 
 
-def device_of(value: Tensor) -> Device:
-    """Return the device of an Array or a plain single-subtensor Tensor.
-
-    Raises
-    ------
-    ValueError
-        If ``value`` is a compound Tensor.
-    """
-    if type(value) is Array:
-        return value._device
-    if value._carrier is None:
-        raise ValueError(_messages.compound_tensor(value))
-    return carrier_device(value._carrier)
-
-
-def common_device(values: tuple[object, ...] | list[object]) -> Device | None:
-    """Return the one device of the Tensors among ``values`` (DeviceMismatch if several)."""
-    found: Device | None = None
-    for value in values:
-        if isinstance(value, Tensor):
-            dev = device_of(value)
-            if found is None:
-                found = dev
-            elif dev is not found:
-                raise _messages.DeviceMismatch(_messages.devices_differ(found, dev))
-    return found
-
-
 def host_values(value: Tensor, device: Device) -> Any:
     """Return ``value``'s values as NumPy, for a host export (no device read noted)."""
-    if value._carrier is None:
+    if type(value) is not Array and value._carrier is None:
         device_of(value)  # raises for compound Tensors
     return device.backend.export(value)
 
 
 def read(value: Tensor, device: Device) -> Any:
     """Return the backend's native array of ``value`` (no copy where the backend allows)."""
-    if value._carrier is None:
+    if type(value) is not Array and value._carrier is None:
         device_of(value)  # raises for compound Tensors
     return device.backend.read(value)
 
@@ -241,69 +220,31 @@ _UFUNC_NAMES: Final = frozenset(
 )
 
 
-#: The namespace's functions the operators call (``add``, ``getitem`` ...), installed
-#: by the modules that define them when they load (:func:`install`).
-_OPERATORS: Final[dict[str, Callable[..., Any]]] = {}
-
-
-#: The names of the functions :class:`Array` calls, each installed by its module.
-OPERATOR_NAMES: Final = frozenset(
-    {
-        "abs",
-        "add",
-        "bitwise_and",
-        "bitwise_invert",
-        "bitwise_left_shift",
-        "bitwise_or",
-        "bitwise_right_shift",
-        "bitwise_xor",
-        "divide",
-        "equal",
-        "floor_divide",
-        "greater",
-        "greater_equal",
-        "less",
-        "less_equal",
-        "logical_and",
-        "logical_or",
-        "logical_xor",
-        "matmul",
-        "matrix_transpose",
-        "multiply",
-        "negative",
-        "not_equal",
-        "permute_dims",
-        "positive",
-        "pow",
-        "remainder",
-        "subtract",
-    }
-)
+#: The indexing functions ``__getitem__``/``__setitem__`` call (``getitem``,
+#: ``setitem``), installed by :mod:`~stridewave.array_api._indexing` when it loads: it
+#: builds Arrays, so it sits above this module.
+_INDEXING: Final[dict[str, Callable[..., Any]]] = {}
 
 
 def install(functions: dict[str, Callable[..., Any]]) -> None:
-    """Install the namespace's functions the operators of :class:`Array` call.
+    """Install the indexing functions ``Array.__getitem__``/``__setitem__`` call.
 
     Parameters
     ----------
     functions : dict of str to callable
-        Each function by its name in the namespace (those of :data:`OPERATOR_NAMES`;
-        ``getitem`` and ``setitem`` for indexing).
+        ``getitem`` and ``setitem``, by name.
     """
-    _OPERATORS.update(functions)
+    _INDEXING.update(functions)
 
 
 def _binary(name: str, reflected: bool = False) -> Callable[[Array, object], Any]:
-    found: list[Callable[..., Any]] = []  # the installed function, looked up once
-
     def method(self: Array, other: object) -> Any:
         # (the scalar types first: for them isinstance answers before the ABC check)
         if type(other) is not Array and not isinstance(other, _OPERANDS):
             return NotImplemented
-        if not found:
-            found.append(_OPERATORS[name])
-        func = found[0]
-        return func(other, self) if reflected else func(self, other)
+        if reflected:
+            return Array._new(*binary(name, other, self))
+        return Array._new(*binary(name, self, other))
 
     method.__name__ = f"__{'r' if reflected else ''}{name}__"
     method.__doc__ = (
@@ -316,7 +257,7 @@ def _inplace(name: str) -> Callable[[Array, object], Array]:
     def method(self: Array, other: object) -> Array:
         if not isinstance(other, _OPERANDS):
             return NotImplemented  # type: ignore[no-any-return]
-        result = _OPERATORS[name](self, other)
+        result = Array._new(*binary(name, self, other))
         if result.shape != self.shape:
             raise ValueError(_messages.inplace_shape(name, self.shape, result.shape))
         if result.dtype is not self.dtype:
@@ -338,6 +279,13 @@ def _inplace(name: str) -> Callable[[Array, object], Array]:
         "(one version step); the result must keep ``self``'s shape and dtype."
     )
     return method
+
+
+#: Tensor's own ``_carrier`` slot, read and written past Array's lazy property.
+_get_carrier: Final = Tensor.__dict__["_carrier"].__get__
+_set_carrier: Final = Tensor.__dict__["_carrier"].__set__
+#: Guards the one-time making of a fresh result's carrier (:meth:`Array._materialize`).
+_MATERIALIZE_LOCK: Final = threading.Lock()
 
 
 class Array(Tensor):
@@ -384,6 +332,59 @@ class Array(Tensor):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError(_messages.array_constructor())
 
+    #: An Array is never compound (Tensor's slot, answered by the class).
+    _subtensors = ()
+
+    @staticmethod
+    def _new(adopted: Adopted, device: Device) -> Array:
+        """Build an Array over a backend's adopted geometry: the one constructor.
+
+        Parameters
+        ----------
+        adopted : tuple
+            ``(carrier, layout, offset, native)`` as a backend's ``adopt`` returns it
+            (no re-validation: the backend proved the geometry). ``carrier`` is
+            ``None`` for a fresh result whose carrier is made when first asked for
+            (:meth:`Backend.materialize`); ``native`` then also names the dtype.
+        device : Device
+            The device it lives on.
+
+        Returns
+        -------
+        Array
+            The Array; no other module writes an Array's slots.
+        """
+        out = object.__new__(Array)
+        carrier: Carrier | None
+        carrier, out._layout, out._offset, native = adopted
+        out._native = native
+        out._device = device
+        if carrier is None:
+            out._dtype = native[2]
+        else:
+            _set_carrier(out, carrier)
+            out._dtype = carrier.dtype()
+        return out
+
+    @property
+    def _carrier(self) -> Carrier:  # type: ignore[override]
+        """The carrier (Tensor's slot), made on first use for a fresh result."""
+        try:
+            return _get_carrier(self)  # type: ignore[no-any-return]
+        except AttributeError:
+            return self._materialize()
+
+    def _materialize(self) -> Carrier:
+        """Make the carrier of a fresh result from its backend token, once."""
+        with _MATERIALIZE_LOCK:
+            try:
+                return _get_carrier(self)  # type: ignore[no-any-return]
+            except AttributeError:
+                carrier, native = self._device.backend.materialize(self._native)
+                self._native = native
+                _set_carrier(self, carrier)
+                return carrier
+
     # -- Tensor's queries, direct: an Array is always a single-subtensor Tensor -------
 
     @property
@@ -422,12 +423,14 @@ class Array(Tensor):
         """Array: The transpose of a 2-D array (a view; ``ValueError`` otherwise)."""
         if self.ndim != 2:
             raise ValueError(_messages.transpose_needs_2d(self.ndim, self.shape))
-        return _OPERATORS["permute_dims"](self, (1, 0))  # type: ignore[no-any-return]
+        return permuted(self, (1, 0))
 
     @property
     def mT(self) -> Array:
         """Array: The transpose of the last two axes (a view)."""
-        return _OPERATORS["matrix_transpose"](self)  # type: ignore[no-any-return]
+        if self.ndim < 2:
+            raise ValueError(_messages.matrix_transpose_needs_2d(self.shape))
+        return permuted(self, (*range(self.ndim - 2), self.ndim - 1, self.ndim - 2))
 
     def to_device(self, device: object, /, *, stream: object = None) -> Array:
         """Return the array on ``device`` (a copy into a fresh carrier of that kind).
@@ -498,8 +501,6 @@ class Array(Tensor):
         RuntimeError
             If the carrier is released.
         """
-        if self._carrier is None:
-            device_of(self)  # raises for compound Tensors
         kwargs: dict[str, Any] = {}
         if stream is not None:
             kwargs["stream"] = stream
@@ -625,7 +626,7 @@ class Array(Tensor):
             view = _one_slice(self, key)
             if view is not None:
                 return view
-        return _OPERATORS["getitem"](self, key)  # type: ignore[no-any-return]
+        return _INDEXING["getitem"](self, key)  # type: ignore[no-any-return]
 
     def __setitem__(self, key: object, value: object, /) -> None:
         """Write ``value`` into ``self[key]``: one scatter, one version step.
@@ -648,7 +649,7 @@ class Array(Tensor):
         NotImplementedError
             If the carrier is FileBacked (no scatter in the carrier spec).
         """
-        _OPERATORS["setitem"](self, key, value)
+        _INDEXING["setitem"](self, key, value)
 
     def __repr__(self) -> str:
         try:
@@ -696,7 +697,7 @@ class Array(Tensor):
                 and any(isinstance(value, np.generic) for value in values)
                 and all(type(v) is Array or isinstance(v, _SCALAR_OPERANDS) for v in values)
             ):
-                return _OPERATORS[ufunc.__name__](*values)
+                return Array._new(*binary(ufunc.__name__, *values))
         host = [np.asarray(value) if isinstance(value, Tensor) else value for value in inputs]
         return getattr(ufunc, method)(*host, **kwargs)
 
@@ -774,19 +775,44 @@ class Array(Tensor):
 
     def __neg__(self) -> Array:
         """Return ``negative(self)``."""
-        return _OPERATORS["negative"](self)  # type: ignore[no-any-return]
+        return Array._new(*unary("negative", self))
 
     def __pos__(self) -> Array:
         """Return ``positive(self)``."""
-        return _OPERATORS["positive"](self)  # type: ignore[no-any-return]
+        return Array._new(*unary("positive", self))
 
     def __abs__(self) -> Array:
         """Return ``abs(self)``."""
-        return _OPERATORS["abs"](self)  # type: ignore[no-any-return]
+        return Array._new(*unary("abs", self))
 
     def __invert__(self) -> Array:
         """Return ``bitwise_invert(self)``."""
-        return _OPERATORS["bitwise_invert"](self)  # type: ignore[no-any-return]
+        return Array._new(*unary("bitwise_invert", self))
+
+
+def permuted(x: Array, axes: tuple[int, ...]) -> Array:
+    """Return ``x`` with its axes permuted: a view of the same carrier on every device.
+
+    Pure geometry, as basic indexing is: a write through the result writes ``x``'s
+    elements on Metal too (MLX's own transpose would be a copy).
+
+    Parameters
+    ----------
+    x : Array
+        The array.
+    axes : tuple of int
+        A permutation of ``range(x.ndim)``.
+
+    Returns
+    -------
+    Array
+        The view.
+    """
+    layout = x._layout
+    assert layout is not None
+    shape, strides = layout._shape, layout._strides
+    view = strided_layout(tuple(shape[a] for a in axes), tuple(strides[a] for a in axes))
+    return Array._new((x._carrier, view, x._offset, None), x._device)
 
 
 def as_array(value: Tensor) -> Array:

@@ -38,8 +38,10 @@ __all__ = [
 
 #: A backend result as the array object takes it: ``(carrier, layout, offset, native)``,
 #: where ``native`` is the backend's own cached form of the values (or ``None``): an
-#: opaque token only that backend's :meth:`Backend.read` interprets.
-Adopted = tuple["Carrier", Layout, int, Any]
+#: opaque token only that backend's :meth:`Backend.read` interprets. ``carrier`` is
+#: ``None`` for a fresh result whose carrier the backend makes when first asked for
+#: (:meth:`Backend.materialize`); its token then names the dtype at index 2.
+Adopted = tuple["Carrier | None", Layout, int, Any]
 
 
 class Backend(Protocol):
@@ -104,6 +106,10 @@ class Backend(Protocol):
 
     def adopt(self, result: Any, sources: tuple[Tensor, ...]) -> Adopted:
         """Adopt a native result as a carrier of this device (a view of a source's if it is one)."""
+        ...
+
+    def materialize(self, native: Any) -> tuple[Carrier, Any]:
+        """Make the carrier of a fresh result from its token; return it and the new token."""
         ...
 
     def direct(self, name: str) -> Callable[..., Adopted | None] | None:

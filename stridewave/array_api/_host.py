@@ -65,6 +65,17 @@ _CACHEABLE: Final = (CPU, Generic, CPUExtension, GenericExtension)
 #: A Tensor without the Array's ``_native`` slot (a plain Tensor: nothing cached).
 _NO_SLOT: Final = object()
 
+#: The version field of a fresh result's token: its carrier is not made yet, and the
+#: NumPy array in the token is the only reference to its buffer.
+LAZY: Final = object()
+
+#: The namespace dtype of each NumPy dtype (one look-up per result).
+_FROM_NUMPY: Final = _dtypes._FROM_NUMPY
+
+#: The row-major layouts of the shapes results have had: a bounded cache read before
+#: the LRU cache of :func:`contiguous_layout` (a dict look-up is half its cost).
+_LAYOUTS: Final[dict[tuple[int, ...], Layout]] = {}
+
 #: ``array_api_compat.numpy`` (typed loosely: its stubs name fewer functions than it has).
 cnp: Any = array_api_compat.numpy
 
@@ -296,29 +307,36 @@ class HostBackend:
 
     @staticmethod
     def read(tensor: Tensor) -> npt.NDArray[Any]:
-        """Return a read-only NumPy view of the Tensor's values (no copy).
+        """Return the Tensor's values as a NumPy array (no copy), for compute only.
 
-        An Array over a CPU or Generic carrier keeps the view as its ``native`` token
-        until the carrier's version or size moves.
+        A fresh result whose carrier is not made yet is its own NumPy array (no one
+        else can write it). An Array over a CPU or Generic carrier keeps its read-only
+        view as its ``native`` token until the carrier's version or size moves.
         """
         cache: Any = getattr(tensor, "_native", _NO_SLOT)
+        if cache is not None and cache is not _NO_SLOT:
+            if cache[1] is LAZY:
+                return cache[0]  # type: ignore[no-any-return]
+            carrier = tensor._carrier
+            if (
+                cache[1] == carrier.version  # type: ignore[union-attr]
+                and cache[2] == carrier.size()  # type: ignore[union-attr]
+                and not carrier.is_released()  # type: ignore[union-attr]
+            ):
+                return cache[0]  # type: ignore[no-any-return]
         carrier = tensor._carrier
-        if (
-            cache is not None
-            and cache is not _NO_SLOT
-            and cache[1] == carrier.version  # type: ignore[union-attr]
-            and cache[2] == carrier.size()  # type: ignore[union-attr]
-            and not carrier.is_released()  # type: ignore[union-attr]
-        ):
-            return cache[0]  # type: ignore[no-any-return]
         view = _view(tensor)
         if cache is not _NO_SLOT and type(carrier) in _CACHEABLE:
             tensor._native = (view, carrier.version, carrier.size())  # type: ignore[attr-defined,union-attr]
         return view
 
     def export(self, tensor: Tensor) -> npt.NDArray[Any]:
-        """Return the Tensor's values as NumPy (the read-only view)."""
-        return self.read(tensor)
+        """Return the Tensor's values as NumPy: a read-only view (no copy)."""
+        array = self.read(tensor)
+        if array.flags.writeable:
+            array = array.view()
+            array.flags.writeable = False
+        return array
 
     @staticmethod
     def is_native(value: object) -> bool:
@@ -326,33 +344,58 @@ class HostBackend:
         return isinstance(value, (np.ndarray, np.generic))
 
     def adopt(self, result: Any, sources: tuple[Tensor, ...] = ()) -> Adopted:
-        """Adopt a NumPy result as a carrier of this kind (or a view of a source's).
+        """Adopt a NumPy result as a result of this kind (or a view of a source's).
 
-        A read-only result is a view NumPy made of an operand (whose storage views
-        are read-only): it becomes geometry on that operand's carrier. A fresh result
-        is adopted without a copy by ``CPU.from_numpy`` (C-contiguous) or copied into
-        the kind's storage (FileBacked, Generic).
+        A result that views memory it does not own may be a view NumPy made of an
+        operand: it becomes geometry on that operand's carrier. A fresh result on CPU
+        is kept as it is, its carrier made by ``CPU.from_numpy`` of its own buffer
+        when first asked for (:meth:`materialize`); on FileBacked and Generic it is
+        copied into the kind's storage.
         """
-        if not isinstance(result, np.ndarray):
+        if type(result) is not np.ndarray:
             result = np.asarray(result)
-        dtype = _dtypes.from_numpy(result.dtype)
+        dtype = _FROM_NUMPY.get(result.dtype)
         if dtype is None:
             dtype = narrow(result.dtype)
             result = result.astype(_dtypes.numpy_dtype(dtype))
-        if not result.flags.writeable and sources:
+        if sources and (result.base is not None or not result.flags.writeable):
             view = _view_of(result, sources)
             if view is not None:
                 return view
         shape = result.shape
-        store = self._store
-        if store is None:
-            if not result.flags.c_contiguous or not result.flags.writeable:
+        if self._store is None:
+            flags = result.flags
+            if not flags.c_contiguous or not flags.writeable or result.base is not None:
+                # (a fresh result owns its C-ordered buffer: nothing else can write it)
                 result = np.array(result, order="C", copy=True)
-            carrier: Carrier = _from_numpy(result.reshape(-1))
-            view = result.view()
-            view.flags.writeable = False  # internal: operands only, never handed out
-            return (carrier, contiguous_layout(shape), 0, (view, 0, carrier.size()))
-        return (store(result.reshape(-1), dtype), contiguous_layout(shape), 0, None)
+            layout = _LAYOUTS.get(shape)
+            if layout is None:
+                layout = contiguous_layout(shape)
+                if len(_LAYOUTS) < 1024:
+                    _LAYOUTS[shape] = layout
+            return (None, layout, 0, (result, LAZY, dtype))
+        return (self._store(result.reshape(-1), dtype), contiguous_layout(shape), 0, None)
+
+    @staticmethod
+    def materialize(native: Any) -> tuple[Carrier, Any]:
+        """Make the CPU carrier of a fresh result (``CPU.from_numpy`` of its buffer).
+
+        Parameters
+        ----------
+        native : tuple
+            The result's token, ``(array, LAZY, dtype)`` (:meth:`adopt`).
+
+        Returns
+        -------
+        tuple
+            ``(carrier, token)``: the carrier over the array's buffer (no copy) and
+            the Array's token from now on (a read-only view, version and size).
+        """
+        array = native[0]
+        carrier = _from_numpy(array.reshape(-1))
+        view = array.view()
+        view.flags.writeable = False  # internal: operands only, never handed out
+        return carrier, (view, carrier.version, carrier.size())
 
     @staticmethod
     def direct(name: str) -> None:

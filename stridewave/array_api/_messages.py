@@ -129,6 +129,14 @@ def array_constructor() -> str:
     )
 
 
+def matrix_transpose_needs_2d(shape: tuple[int, ...]) -> str:
+    """Message: ``x.mT`` of an array of fewer than two axes."""
+    return (
+        f"x.mT transposes the last two axes, but the array has shape {shape}; "
+        "give it at least two axes first (xp.reshape or x[None, :])."
+    )
+
+
 def transpose_needs_2d(ndim: int, shape: tuple[int, ...]) -> str:
     """Return the message for ``.T`` of an array that is not 2-D."""
     return (

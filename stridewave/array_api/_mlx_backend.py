@@ -421,6 +421,17 @@ class MLXBackend:
             device, name = _mlx_device()
         return self.complete(result, device, name)
 
+    @staticmethod
+    def materialize(native: Any) -> tuple[Carrier, Any]:
+        """Never called: every Metal result is adopted with its carrier (``complete``).
+
+        Raises
+        ------
+        RuntimeError
+            Always.
+        """
+        raise RuntimeError("a Metal result always has its carrier; nothing to make")
+
     def direct(self, name: str) -> Callable[..., Adopted | None] | None:
         """Return ``name`` as a call on Metal Arrays that skips the general dispatch.
 

@@ -12,16 +12,16 @@ from typing import Any
 import numpy as np
 
 from stridewave.array_api._array import Array
-from stridewave.array_api._functions import (
-    _acc_dtype,
-    _apply,
-    _document,
-    _document_all,
+from stridewave.array_api._common import apply as _apply
+from stridewave.array_api._common import document as _document
+from stridewave.array_api._common import document_all as _document_all
+from stridewave.array_api._linear_algebra_functions import (
     matmul,
     matrix_transpose,
     tensordot,
     vecdot,
 )
+from stridewave.array_api._statistical_functions import _acc_dtype
 
 __all__ = [
     "cholesky",
