@@ -496,10 +496,18 @@ class MLXBackend:
     # -- indexing and writes ---------------------------------------------------------------
 
     def getitem(self, array: Any, key: tuple[Any, ...]) -> Any:
-        """Advanced indexing: integer arrays on MLX, anything else through NumPy."""
+        """Advanced indexing: integer arrays on MLX, anything else through NumPy.
+
+        Raises
+        ------
+        IndexError
+            If an integer index is out of range (MLX would read past its buffer).
+        """
         mx = self.mx
         if len(key) == 1 and isinstance(key[0], mx.array) and key[0].dtype != mx.bool_:
             with self.stream():
+                if array.ndim:
+                    self.shims.check_indices(key[0], array.shape[0], 0)
                 return array[key[0]]
         host_key = tuple(self.to_numpy(k) if isinstance(k, mx.array) else k for k in key)
         return self.asarray(self.to_numpy(array)[host_key], None)
