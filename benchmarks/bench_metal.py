@@ -14,6 +14,9 @@ Rows
   source is a Metal carrier, read on the device; the copy ceiling is ``a + 0`` + eval;
 * ``new_like`` from a host ndarray vs ``mx.array(host)`` + eval, the two timed in
   alternation (see :func:`new_like_row`);
+* ``take`` of N random int32 indices from N Float32 through ``stridewave.array_api``
+  (with its bounds check of the indices) vs raw ``mx.take`` + eval, and the check
+  alone (:func:`gather_rows`);
 * ``get_value`` / ``set_value`` per element vs NumPy ``item`` / ``view[i] = v`` on
   the same buffer, and vs MLX ``a[i].item()`` / ``a[i] = v`` + eval.
 """
@@ -179,6 +182,38 @@ def scalar_rows(repeat: int) -> list[tuple[str, float, float, float]]:
     ]
 
 
+def gather_rows(n: int, repeat: int) -> list[tuple[str, float, float]]:
+    """``take`` on Metal (bounds-checked) and the check alone, each vs raw ``mx.take``."""
+    import mlx.core as mx
+
+    import stridewave.array_api as xp
+    from stridewave.array_api._mlx_shims import check_indices
+
+    rng = np.random.default_rng(0)
+    host = rng.standard_normal(n, dtype=np.float32)
+    positions = rng.integers(0, n, n, dtype=np.int32)
+    metal = xp.Device("Metal")
+    x = xp.asarray(host, device=metal)
+    idx = xp.asarray(positions, device=metal)
+    a, i = mx.array(host), mx.array(positions)
+    mx.eval(a, i)
+
+    def ours() -> None:
+        np.asarray(xp.take(x, idx).to_device(xp.Device("CPU")))[:1]  # (waits)
+
+    def raw() -> None:
+        mx.eval(mx.take(a, i, axis=0))
+
+    def check() -> None:
+        check_indices(i, n, 0)
+
+    raw_time = best(raw, repeat)
+    return [
+        ("take (array API, checked)", best(ours, repeat), raw_time),
+        ("  of which the bounds check", best(check, repeat), raw_time),
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--big", action="store_true", help="also run N = 10**8")
@@ -227,6 +262,10 @@ def main(argv: list[str] | None = None) -> int:
             f"{ceiling / contiguous * 100:.0f}% of the copy ceiling"
         )
         name, ours, raw = new_like_row(n, args.repeat)
+        print(f"{name:<34}{fmt(ours):>13}{fmt(raw):>13}{ours / raw:>7.2f}x")
+    print(f"\n== take of N = {args.n:,} int32 indices from N Float32 (raw: mx.take + eval)")
+    print(f"{'operation':<34}{'Metal':>13}{'raw MLX':>13}{'ratio':>8}")
+    for name, ours, raw in gather_rows(args.n, args.repeat):
         print(f"{name:<34}{fmt(ours):>13}{fmt(raw):>13}{ours / raw:>7.2f}x")
     print("\n== per element, 100,000-slot Float32 (raw: NumPy on the same buffer; MLX)")
     print(f"{'operation':<34}{'Metal':>13}{'NumPy':>13}{'ratio':>8}{'MLX':>16}{'ratio':>8}")

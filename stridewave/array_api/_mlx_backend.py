@@ -328,6 +328,10 @@ class MLXBackend:
         check_bounds(tensor, size)
         count = layout._size
         shape, strides = layout._shape, layout._strides
+        if not count:
+            # (no element, whatever the strides: MLX's as_strided refuses a strided
+            # view of an empty, hence not row-contiguous, slice)
+            return storage[:0].reshape(shape)
         if len(shape) == 1:
             (step,) = strides
             if step == 1:
@@ -494,6 +498,8 @@ class MLXBackend:
     def scalar(self, value: object, dtype: DType) -> Any:
         """Return a 0-d MLX array of ``dtype`` holding ``value``."""
         with self.stream():
+            if type(value) is int and value > _INT64_MAX:
+                value = _wide_int(self.mx, value)
             return self.mx.array(value, dtype=self._to_mx[dtype])
 
     def broadcast_to(self, array: Any, shape: tuple[int, ...]) -> Any:
@@ -507,10 +513,18 @@ class MLXBackend:
     # -- indexing and writes ---------------------------------------------------------------
 
     def getitem(self, array: Any, key: tuple[Any, ...]) -> Any:
-        """Advanced indexing: integer arrays on MLX, anything else through NumPy."""
+        """Advanced indexing: integer arrays on MLX, anything else through NumPy.
+
+        Raises
+        ------
+        IndexError
+            If an integer index is out of range (MLX would read past its buffer).
+        """
         mx = self.mx
         if len(key) == 1 and isinstance(key[0], mx.array) and key[0].dtype != mx.bool_:
             with self.stream():
+                if array.ndim:
+                    self.shims.check_indices(key[0], array.shape[0], 0)
                 return array[key[0]]
         host_key = tuple(self.to_numpy(k) if isinstance(k, mx.array) else k for k in key)
         return self.asarray(self.to_numpy(array)[host_key], None)
@@ -552,6 +566,28 @@ class MLXBackend:
 
 
 # -- the namespace over MLX arrays --------------------------------------------------------
+
+
+_INT64_MAX: Final = 2**63 - 1
+
+
+def _wide_int(mx: Any, value: int) -> Any:
+    """Return a Python int in ``[2**63, 2**64)`` as a 0-d uint64 MLX array.
+
+    MLX converts a Python int through int64 and raises ``std::bad_cast`` beyond it;
+    a 0-d uint64 array takes part in an operation as the scalar did.
+    """
+    return mx.array(np.array(value, dtype=np.uint64))
+
+
+def _wide_ints(mx: Any, args: tuple[Any, ...]) -> tuple[Any, ...] | None:
+    """Return ``args`` with each Python int beyond int64 made a uint64 0-d array.
+
+    ``None`` if there is none (an MLX error that these ints did not cause).
+    """
+    if not any(type(a) is int and a > _INT64_MAX for a in args):
+        return None
+    return tuple(_wide_int(mx, a) if type(a) is int and a > _INT64_MAX else a for a in args)
 
 
 def _to_host(backend: MLXBackend, value: Any) -> Any:
@@ -681,7 +717,15 @@ def _build(
             device, device_name = _mlx_device()
         try:
             with stream(device):
-                out = impl(*args, **kwargs)
+                try:
+                    out = impl(*args, **kwargs)
+                except RuntimeError:
+                    # (std::bad_cast of a uint64 Python int: checked only on failure,
+                    # so no call pays for it)
+                    wide = _wide_ints(mx, args)
+                    if wide is None:
+                        raise
+                    out = impl(*wide, **kwargs)
             if type(out) is array_type and out.size:
                 # Launched now, before the Python that wraps the result runs.
                 return _Result(complete(out, device, device_name))
@@ -741,6 +785,10 @@ def _direct(backend: MLXBackend, name: str) -> Callable[..., Adopted | None] | N
                 out = impl(*operands, **kwargs)
         except needs_host:
             return None
+        except RuntimeError:
+            if _wide_ints(mx, operands) is None:
+                raise
+            return None  # (a uint64 Python int: the general path converts it)
         if type(out) is not array_type:
             return None  # (a tuple, a list: the general path wraps each)
         return complete(out, mx_device, carrier.mlx_device_name, carrier, other, shape)

@@ -257,6 +257,19 @@ def _arg(name: str) -> Callable[..., Any]:
     return func
 
 
+#: The name of each MLX integer dtype.
+_INT_NAMES: Final = {
+    getattr(mx, name): name
+    for name in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+}
+
+#: The range of each MLX integer dtype (an index array's bounds test is skipped on a
+#: side no value of its dtype can reach).
+_INT_RANGES: Final = {
+    dtype: (int(np.iinfo(name).min), int(np.iinfo(name).max)) for dtype, name in _INT_NAMES.items()
+}
+
+
 def zeros(shape: Any, dtype: Any = None) -> Any:
     return mx.zeros(shape, dtype=dtype)
 
@@ -266,8 +279,35 @@ def ones(shape: Any, dtype: Any = None) -> Any:
 
 
 def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None) -> Any:
+    """``mlx.core.arange``, refusing integers its dtype cannot hold.
+
+    MLX computes an integer ``arange`` in doubles and casts each value: values beyond
+    the dtype came back as the dtype's minimum, and values beyond 2**53 lose their
+    last digits. Such a range raises ``OverflowError`` (as ``asarray`` and ``full``
+    do for the same values), and one past 2**53 that fits runs in NumPy.
+
+    Raises
+    ------
+    OverflowError
+        If an integer value of the range is outside the integer ``dtype``.
+    """
     if stop is None:
         start, stop = 0, start
+    bounds = _INT_RANGES.get(dtype)
+    if bounds is not None and all(type(v) is int for v in (start, stop, step)) and step:
+        count = len(range(start, stop, step))
+        if count:
+            last = start + (count - 1) * step
+            low, high = min(start, last), max(start, last)
+            if low < bounds[0] or high > bounds[1]:
+                name = _INT_NAMES[dtype]
+                raise OverflowError(
+                    f"arange({start}, {stop}, {step}) has values from {low} to {high}, "
+                    f"out of the {name} range [{bounds[0]}, {bounds[1]}]; pass a wider "
+                    f"dtype= (int64 holds [-2**63, 2**63))."
+                )
+            if max(-low, high) > 2**53:
+                raise NeedsHost  # (exact in NumPy; MLX's doubles would round)
     return mx.arange(start, stop, step, dtype=dtype)
 
 
@@ -416,15 +456,55 @@ def repeat(x: Any, repeats: Any, axis: Any = None) -> Any:
     return mx.array(out) if out.size == x.size else out  # (repeats of 1)
 
 
+
+
+def check_indices(indices: Any, extent: int, axis: int) -> None:
+    """Raise ``IndexError`` if an integer index array has a value outside ``[-extent, extent)``.
+
+    MLX gathers without a bounds check: an index past the axis reads another
+    allocation, and a large one kills the process (CONTRACT section 7: never a crash
+    inside a backend). The test is one fused comparison and reduction over the
+    indices, read at once (the gather's indices are usually host-made, so already
+    evaluated); benchmarks/bench_metal.py measures it against the gather.
+
+    Raises
+    ------
+    IndexError
+        If an index is out of range, naming the first such index, the axis and its
+        size (the CPU device's message).
+    """
+    bounds = _INT_RANGES.get(getattr(indices, "dtype", None))
+    if bounds is None or indices.size == 0:
+        return  # (not an integer array: MLX raises its own error)
+    low, high = bounds
+    bad = None
+    if low < -extent:
+        bad = indices < -extent
+    if high >= extent:
+        above = indices >= extent
+        bad = above if bad is None else mx.logical_or(bad, above)
+    if bad is None or not mx.any(bad).item():
+        return
+    first = int(mx.argmax(bad.reshape(-1)).item())
+    raise IndexError(
+        f"index {indices.reshape(-1)[first].item()} is out of bounds for axis {axis} "
+        f"with size {extent}."
+    )
+
+
 def take(x: Any, indices: Any, axis: Any = None) -> Any:
     if axis is None:
         if x.ndim != 1:
             raise ValueError("take needs axis= for arrays of more than one axis.")
         axis = 0
+    if isinstance(axis, int) and -x.ndim <= axis < x.ndim:
+        check_indices(indices, x.shape[axis], axis % x.ndim)
     return mx.take(x, indices, axis=axis)
 
 
 def take_along_axis(x: Any, indices: Any, axis: int = -1) -> Any:
+    if isinstance(axis, int) and -x.ndim <= axis < x.ndim:
+        check_indices(indices, x.shape[axis], axis % x.ndim)
     return mx.take_along_axis(x, indices, axis=axis)
 
 
