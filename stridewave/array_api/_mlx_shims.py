@@ -456,8 +456,6 @@ def repeat(x: Any, repeats: Any, axis: Any = None) -> Any:
     return mx.array(out) if out.size == x.size else out  # (repeats of 1)
 
 
-
-
 def check_indices(indices: Any, extent: int, axis: int) -> None:
     """Raise ``IndexError`` if an integer index array has a value outside ``[-extent, extent)``.
 
@@ -503,7 +501,7 @@ def take(x: Any, indices: Any, axis: Any = None) -> Any:
 
 
 def take_along_axis(x: Any, indices: Any, axis: int = -1) -> Any:
-    if isinstance(axis, int) and -x.ndim <= axis < x.ndim:
+    if -x.ndim <= axis < x.ndim:
         check_indices(indices, x.shape[axis], axis % x.ndim)
     return mx.take_along_axis(x, indices, axis=axis)
 
