@@ -56,14 +56,9 @@ __all__ = [
 ]
 
 
-def _make(adopted: Adopted, device: Device) -> Array:
-    """Build an Array over adopted geometry (:meth:`Array._new`)."""
-    return Array._new(adopted, device)
-
-
 def _rebuild(carrier: Any, layout: Layout, offset: int) -> Array:
     """Unpickle an Array: the same geometry on the unpickled carrier, on its device."""
-    return _make((carrier, layout, offset, None), carrier_device(carrier))
+    return Array._new((carrier, layout, offset, None), carrier_device(carrier))
 
 
 def _one_slice(x: Array, key: slice) -> Array | None:
@@ -92,7 +87,7 @@ def _one_slice(x: Array, key: slice) -> Array | None:
     view_layout = (
         contiguous_layout((length,)) if stride == 1 else strided_layout((length,), (stride,))
     )
-    return _make((x._carrier, view_layout, offset, None), x._device)
+    return Array._new((x._carrier, view_layout, offset, None), x._device)
 
 
 def wrap(result: Any, device: Device, sources: tuple[Tensor, ...] = ()) -> Any:
@@ -114,7 +109,7 @@ def wrap(result: Any, device: Device, sources: tuple[Tensor, ...] = ()) -> Any:
     """
     backend = device.backend
     if backend.is_native(result):
-        return _make(backend.adopt(result, sources), device)
+        return Array._new(backend.adopt(result, sources), device)
     if isinstance(result, tuple):
         items = [wrap(item, device, sources) for item in result]
         if hasattr(result, "_fields"):
@@ -127,12 +122,12 @@ def wrap(result: Any, device: Device, sources: tuple[Tensor, ...] = ()) -> Any:
 
 def wrap_one(result: Any, device: Device) -> Array:
     """:func:`wrap` for one native array."""
-    return _make(device.backend.adopt(result, ()), device)
+    return Array._new(device.backend.adopt(result, ()), device)
 
 
 def adopted(found: Adopted, device: Device) -> Array:
     """Return the Array of a backend's adopted result (a direct call's)."""
-    return _make(found, device)
+    return Array._new(found, device)
 
 
 # -- reading operands --------------------------------------------------------------------
@@ -823,7 +818,7 @@ def as_array(value: Tensor) -> Array:
     layout = value._layout
     assert layout is not None
     assert value._carrier is not None
-    return _make((value._carrier, layout, value._offset, None), device)
+    return Array._new((value._carrier, layout, value._offset, None), device)
 
 
 def namespace(api_version: str | None = None) -> types.ModuleType:

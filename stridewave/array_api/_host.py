@@ -69,12 +69,6 @@ _NO_SLOT: Final = object()
 #: NumPy array in the token is the only reference to its buffer.
 LAZY: Final = object()
 
-#: The namespace dtype of each NumPy dtype (one look-up per result).
-_FROM_NUMPY: Final = _dtypes._FROM_NUMPY
-
-#: The row-major layouts of the shapes results have had: a bounded cache read before
-#: the LRU cache of :func:`contiguous_layout` (a dict look-up is half its cost).
-_LAYOUTS: Final[dict[tuple[int, ...], Layout]] = {}
 
 #: ``array_api_compat.numpy`` (typed loosely: its stubs name fewer functions than it has).
 cnp: Any = array_api_compat.numpy
@@ -354,7 +348,7 @@ class HostBackend:
         """
         if type(result) is not np.ndarray:
             result = np.asarray(result)
-        dtype = _FROM_NUMPY.get(result.dtype)
+        dtype = _dtypes.from_numpy(result.dtype)
         if dtype is None:
             dtype = narrow(result.dtype)
             result = result.astype(_dtypes.numpy_dtype(dtype))
@@ -368,12 +362,7 @@ class HostBackend:
             if not flags.c_contiguous or not flags.writeable or result.base is not None:
                 # (a fresh result owns its C-ordered buffer: nothing else can write it)
                 result = np.array(result, order="C", copy=True)
-            layout = _LAYOUTS.get(shape)
-            if layout is None:
-                layout = contiguous_layout(shape)
-                if len(_LAYOUTS) < 1024:
-                    _LAYOUTS[shape] = layout
-            return (None, layout, 0, (result, LAZY, dtype))
+            return (None, contiguous_layout(shape), 0, (result, LAZY, dtype))
         return (self._store(result.reshape(-1), dtype), contiguous_layout(shape), 0, None)
 
     @staticmethod
