@@ -33,7 +33,7 @@ from stridewave.array_api._backend import (
 )
 from stridewave.array_api._device import Device, as_device, carrier_device
 from stridewave.array_api._dispatch import binary, common_device, device_of, unary
-from stridewave.carriers import Carrier, Evictable, FileBacked
+from stridewave.carriers import Carrier
 from stridewave.carriers._messages import dtype_text
 from stridewave.carriers._protocols import _caller_module
 from stridewave.dtypes import DType
@@ -160,29 +160,31 @@ def write(
 ) -> None:
     """Write backend ``values`` (broadcast to ``shape``) into ``target``'s carrier.
 
-    One ``Carrier.scatter``: element ``i`` of ``values`` goes to slot ``offset +
+    One scatter (``Carrier._bulk_write``, the template of ``Carrier.scatter``, which
+    FileBacked storage takes too): element ``i`` of ``values`` goes to slot ``offset +
     Layout(shape, strides).index(i)``; mutability, ownership and release are the
     carrier's checks, and ``version`` advances by one.
 
     Raises
     ------
-    NotImplementedError
-        If the carrier is FileBacked (no scatter in the carrier spec).
+    RuntimeError
+        If the carrier refuses writes (immutable, owned, released).
     """
     carrier = target._carrier
     assert carrier is not None
-    if isinstance(carrier, FileBacked) or (
-        isinstance(carrier, Evictable) and isinstance(carrier.primary, FileBacked)
-    ):
-        raise NotImplementedError(_messages.file_backed_read_only(carrier))
     source_carrier = device.backend.write_source(values, shape, target.dtype)
     source = Tensor(source_carrier, contiguous_layout(shape))
-    carrier.scatter(source, Tensor(carrier, EMPTY_LAYOUT), Layout(shape, strides), offset)
+    # (the scatter template, FileBacked included: every listed device takes writes,
+    # CONTRACT section 9 version 3, while the spec's FileBacked.scatter keeps refusing)
+    carrier._bulk_write(source, Tensor(carrier, EMPTY_LAYOUT), Layout(shape, strides), offset)
 
 
 # -- the array object --------------------------------------------------------------------
 
-_SCALARS: Final = (bool, int, float)
+#: A complex scalar is among them: with a real floating array it gives the complex dtype
+#: of that precision (NumPy's result; ``array_api_strict`` accepts it, the standard is
+#: silent).
+_SCALARS: Final = (bool, int, float, complex)
 #: A scalar operand of the operators: a Python scalar, or a NumPy scalar (its value).
 _SCALAR_OPERANDS: Final = (*_SCALARS, np.generic)
 #: Any operand the operators take: a scalar operand or an array (scalars tested first:
@@ -486,8 +488,10 @@ class Array(Tensor):
         Returns
         -------
         PyCapsule
-            The DLPack capsule of the values (host arrays: a read-only view of the
-            carrier, or a copy; Metal arrays: MLX's export).
+            The DLPack capsule of the values (host arrays: a view of the carrier,
+            writable when the Array is, as ``__array__``; a read-only Array's view is
+            flagged read-only, or copied for consumers that ignore the flag; Metal
+            arrays: MLX's export).
 
         Raises
         ------
@@ -505,7 +509,12 @@ class Array(Tensor):
             kwargs["dl_device"] = dl_device
         if copy is not None:
             kwargs["copy"] = copy
-        return self._device.backend.dlpack(self, _caller_module(1), **kwargs)
+        backend = self._device.backend
+        if copy is not True and backend.host_addressable:
+            view = backend.export_writable(self)
+            if view is not None:
+                return view.__dlpack__(**kwargs)
+        return backend.dlpack(self, _caller_module(1), **kwargs)
 
     def __dlpack_device__(self) -> tuple[int, int]:
         """Return the DLPack device of the values.
@@ -641,8 +650,6 @@ class Array(Tensor):
             If ``value`` does not broadcast, or lives on another device.
         RuntimeError
             If the carrier is released, immutable or owned.
-        NotImplementedError
-            If the carrier is FileBacked (no scatter in the carrier spec).
         """
         _INDEXING["setitem"](self, key, value)
 
@@ -684,7 +691,7 @@ class Array(Tensor):
         if method == "__call__" and ufunc.__name__ in _UFUNC_NAMES and not kwargs:
             # (a NumPy scalar's comparison hands NumPy's ufunc a 0-d ndarray of it)
             values = [
-                v[()] if type(v) is np.ndarray and v.ndim == 0 and v.dtype.kind in "biuf" else v
+                v[()] if type(v) is np.ndarray and v.ndim == 0 and v.dtype.kind in "biufc" else v
                 for v in inputs
             ]
             if (
@@ -693,7 +700,10 @@ class Array(Tensor):
                 and all(type(v) is Array or isinstance(v, _SCALAR_OPERANDS) for v in values)
             ):
                 return Array._new(*binary(ufunc.__name__, *values))
-        host = [np.asarray(value) if isinstance(value, Tensor) else value for value in inputs]
+        host = [
+            host_values(as_array(value), device_of(value)) if isinstance(value, Tensor) else value
+            for value in inputs
+        ]
         return getattr(ufunc, method)(*host, **kwargs)
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> npt.NDArray[Any]:
@@ -710,13 +720,20 @@ class Array(Tensor):
         Returns
         -------
         numpy.ndarray
-            Shape ``self.shape``; a read-only view for host carriers.
+            Shape ``self.shape``. On host devices a zero-copy view: writable when the
+            Array is (taking it counts as one write, one ``version`` step; CONTRACT
+            section 9, version 3), read-only when its carrier refuses writes.
         """
-        if not self._device.backend.host_addressable:
+        backend = self._device.backend
+        if not backend.host_addressable:
             out = np.array(host_values(self, self._device), dtype=dtype)
             if copy is False:
                 raise ValueError(_messages.no_numpy_view(self._device))
             return out
+        if not copy and dtype is None:
+            view = backend.export_writable(self)
+            if view is not None:
+                return view
         return Tensor.__array__(self, dtype, copy)
 
     __hash__ = None  # type: ignore[assignment]

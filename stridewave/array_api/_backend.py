@@ -100,6 +100,14 @@ class Backend(Protocol):
         """Return the Tensor's values as NumPy for a host export (launches nothing)."""
         ...
 
+    def export_writable(self, tensor: Tensor) -> npt.NDArray[Any] | None:
+        """Return a writable zero-copy NumPy view of a writable Tensor (one version step).
+
+        None where the storage cannot be viewed from the host writably, or the
+        carrier refuses writes: the caller then exports read-only (:meth:`export`).
+        """
+        ...
+
     def is_native(self, value: object) -> bool:
         """Return whether ``value`` is a native result (adopted by :meth:`adopt`)."""
         ...

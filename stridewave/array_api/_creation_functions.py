@@ -12,7 +12,7 @@ from typing import Any, Final
 import numpy as np
 
 from stridewave.array_api import _dtypes, _messages
-from stridewave.array_api._array import Array, adopted, as_array, wrap_one
+from stridewave.array_api._array import Array, adopted, as_array, host_values, wrap_one
 from stridewave.array_api._common import apply, document, document_all, one
 from stridewave.array_api._data_type_functions import astype
 from stridewave.array_api._device import Device, as_device, check_dtype, default_device
@@ -306,7 +306,8 @@ def _to_float32(array: np.ndarray[Any, Any], obj: object) -> np.ndarray[Any, Any
 
 def _nested_to_numpy(obj: Any) -> Any:
     if isinstance(obj, Tensor):
-        return np.asarray(as_array(obj))
+        x = as_array(obj)
+        return host_values(x, x._device)  # (a read: no writable export, no version step)
     if isinstance(obj, (list, tuple)):
         return [_nested_to_numpy(v) for v in obj]
     return obj

@@ -32,6 +32,7 @@ from stridewave.carriers._extension import (
     carrier_for,
     device_storage_dtypes,
 )
+from stridewave.carriers._scatter import strided_view
 from stridewave.dtypes import DType
 from stridewave.layout import Layout
 
@@ -331,6 +332,39 @@ class HostBackend:
             array = array.view()
             array.flags.writeable = False
         return array
+
+    @staticmethod
+    def export_writable(tensor: Tensor) -> npt.NDArray[Any] | None:
+        """Return a writable zero-copy view of a writable Tensor's values, or None.
+
+        CONTRACT section 9, version 3 ("a writable Array exports a writable zero-copy
+        view"): taking it is one write, so the carrier's ``version`` advances by one
+        (:meth:`Carrier._export_storage`); later writes through the view are the
+        consumer's, outside the counter (as with ``torch.Tensor.numpy()``). None for
+        a carrier that refuses writes (immutable, owned, released) or keeps no host
+        storage: the read-only export (:meth:`export`) answers for it.
+
+        Parameters
+        ----------
+        tensor : Tensor
+            A single-subtensor Tensor of this kind.
+
+        Returns
+        -------
+        numpy.ndarray or None
+            Shape ``tensor.shape``, writable, sharing the carrier's storage.
+        """
+        carrier = tensor._carrier
+        assert carrier is not None
+        assert tensor._layout is not None
+        caps = carrier.capabilities
+        if not (caps.exports_views and caps.host_addressable) or not carrier.is_mutable():
+            return None
+        try:
+            storage = carrier._export_storage("export a writable view")
+        except RuntimeError:
+            return None  # (refused since the check: the read-only export answers)
+        return strided_view(storage, tensor._offset, tensor._layout)
 
     @staticmethod
     def is_native(value: object) -> bool:

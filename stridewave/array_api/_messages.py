@@ -293,7 +293,7 @@ def int_out_of_range(name: str, value: int, dtype: DType) -> str:
 def bad_operand(name: str, value: object) -> str:
     """Return the message for an operand that is neither an array nor a Python scalar."""
     return (
-        f"{name}: operands must be arrays or Python scalars (bool, int, float); got "
+        f"{name}: operands must be arrays or Python scalars (bool, int, float, complex); got "
         f"{type(value).__name__} {value!r}."
     )
 

@@ -311,6 +311,11 @@ class MLXBackend:
         )
         return copied
 
+    @staticmethod
+    def export_writable(tensor: Tensor) -> npt.NDArray[Any] | None:
+        """Return None: a Metal Array exports a copy (MLX's memory is not viewed)."""
+        return None
+
     def _logical(self, tensor: Tensor, storage: Any) -> Any:
         """Return the Tensor's values as an MLX array over its carrier's ``storage``."""
         layout = tensor._layout

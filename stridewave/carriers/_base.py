@@ -977,6 +977,84 @@ class Carrier(_Protocols, _ScalarBase, abc.ABC):
         """
         if self.capabilities.scatter is ScatterSupport.NONE:
             raise NotImplementedError(_messages.scatter_unsupported(self))
+        self._scatter_template(to_scatter, scatter_onto, mapping, mapping_offset)
+
+    def _bulk_write(
+        self,
+        to_scatter: TensorView,
+        scatter_onto: TensorView,
+        mapping: Layout,
+        mapping_offset: int = 0,
+    ) -> None:
+        """Write as :meth:`scatter` does, on every kind with host storage views.
+
+        The array-API façade's write path (CONTRACT section 9, version 3: every
+        listed device takes writes). The same checks, lock, page-in and single
+        version step as ``scatter``; a kind without a scatter of its own
+        (``ScatterSupport.NONE``: FileBacked, which the carrier spec leaves without
+        one) writes through its host storage (``_raw_array()``), so ``scatter``
+        itself keeps raising ``NotImplementedError`` there.
+
+        Raises
+        ------
+        TypeError, ValueError, IndexError, RuntimeError, OverflowError
+            As :meth:`scatter`.
+        NotImplementedError
+            If the kind has neither a scatter nor host storage views.
+        """
+        if self.capabilities.scatter is ScatterSupport.NONE and not (
+            self.capabilities.exports_views and self.capabilities.host_addressable
+        ):
+            raise NotImplementedError(_messages.scatter_unsupported(self))
+        self._scatter_template(to_scatter, scatter_onto, mapping, mapping_offset)
+
+    def _export_storage(self, action: str) -> npt.NDArray[Any]:
+        """Return the host storage array itself, writable, as one write (a version step).
+
+        The array-API façade's writable export (CONTRACT section 9, version 3: a
+        writable Array exports a writable zero-copy view; taking it counts as one
+        write). Under the lock: the write guard, one page-in (``_before_mutation``),
+        then ``version`` advances by one; later writes through the array are the
+        consumer's, outside the counter. A ``resize`` or a move later replaces the
+        storage, and the exported array keeps the old buffer.
+
+        Parameters
+        ----------
+        action : str
+            The verb for a refusal's message.
+
+        Returns
+        -------
+        numpy.ndarray, shape ``(size(),)``
+            The storage, writable.
+
+        Raises
+        ------
+        RuntimeError
+            If the carrier is released, immutable, or owned outside its owner's scope.
+        TypeError
+            If the kind's storage is not host addressable (``capabilities``).
+        """
+        caps = self.capabilities
+        if not (caps.exports_views and caps.host_addressable):
+            raise TypeError(f"{self!r} has no host storage to export as a writable view.")
+        with self._mutation(action):
+            raw = self._raw_array()
+            if not raw.flags.writeable:
+                raise RuntimeError(
+                    _messages.not_writable(self, action, intrinsic=False, owner=None)
+                )
+        return raw
+
+    def _scatter_template(
+        self,
+        to_scatter: TensorView,
+        scatter_onto: TensorView,
+        mapping: Layout,
+        mapping_offset: int,
+    ) -> None:
+        """Run :meth:`scatter`'s checks and its one write, after its capability check."""
+        host_only = self.capabilities.scatter is ScatterSupport.NONE
         base = check_scatter_arguments(self, to_scatter, scatter_onto, mapping, mapping_offset)
         self._require_admitted("scatter")  # refusals first, as documented (rechecked below)
         # The source is read under its own lock, before the receiver's is taken: two
@@ -989,7 +1067,10 @@ class Carrier(_Protocols, _ScalarBase, abc.ABC):
             # Under the lock: the receiver may have shrunk or been released meanwhile
             # (the arguments themselves were checked once, above).
             check_scatter_destination(self, base, mapping, onto_offset=scatter_onto.offset)
-            self._raw_scatter(base, mapping, source)
+            if host_only:
+                scatter_numpy(self._raw_array(), base, mapping, source.host())
+            else:
+                self._raw_scatter(base, mapping, source)
 
     # -- release --------------------------------------------------------------------------
 

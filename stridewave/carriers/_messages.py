@@ -394,6 +394,12 @@ def released(carrier: object, action: str) -> str:
 def not_writable(carrier: object, action: str, *, intrinsic: bool, owner: object) -> str:
     """Text for a write, move or version step the carrier refuses (``RuntimeError``)."""
     if not intrinsic:
+        if getattr(carrier, "mode", None) == "r":
+            return (
+                f"cannot {action} on {carrier!r}: the file was opened read-only "
+                f"(mode='r', so mutable=False). Open it for writing with FileBacked.open(path, mode='r+'), "
+                f"or copy it into mutable storage with carrier.new_like(numpy.asarray(carrier))."
+            )
         return (
             f"cannot {action} on {carrier!r}: it was constructed with mutable=False. "
             f"Copy it into mutable storage with carrier.new_like(numpy.asarray(carrier))."

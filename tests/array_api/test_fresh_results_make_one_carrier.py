@@ -17,7 +17,7 @@ def test_a_fresh_result_makes_its_carrier_over_its_own_values_at_version_zero() 
     carrier = y.carrier
     assert carrier is y.carrier
     assert carrier.version == 0
-    np.testing.assert_array_equal(np.asarray(y), [1, 2, 3, 4])
+    np.testing.assert_array_equal(np.asarray(carrier), [1, 2, 3, 4])
     y[0] = 10.0
     assert carrier.version == 1
     np.testing.assert_array_equal(np.asarray(y + 0), [10, 2, 3, 4])

@@ -1,0 +1,130 @@
+"""A writable Array exports a writable zero-copy view; a read-only one exports read-only.
+
+CONTRACT section 9, version 3: ``numpy.asarray(x)`` and ``__dlpack__`` of a writable
+Array on a host device give a view of its storage that the consumer may write (SciPy
+writes into ``output=`` arrays that way); taking it counts as one write (one version
+step); a read-only Array exports read-only; ``numpy.asarray(carrier)`` stays read-only.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import stridewave.array_api as xp
+from stridewave import CPU, DType, Evictable, FileBacked, Layout, Tensor
+
+HOST_DEVICES = ["CPU", "FileBacked", "Generic"]
+
+
+@pytest.mark.parametrize("device", HOST_DEVICES)
+def test_numpy_asarray_of_a_writable_array_is_a_writable_view_and_one_version_step(
+    device: str,
+) -> None:
+    x = xp.asarray([1.0, 2.0, 3.0], device=xp.Device(device))
+    before = x.carrier.version
+    view = np.asarray(x)
+    assert view.flags.writeable
+    assert x.carrier.version == before + 1
+    view[0] = 9.0  # the consumer's write, outside the counter
+    assert x.carrier.version == before + 1
+    np.testing.assert_array_equal(np.asarray(x.carrier), [9.0, 2.0, 3.0])
+    np.testing.assert_array_equal(np.asarray(x + 0), [9.0, 2.0, 3.0])
+
+
+def test_a_fresh_result_exports_its_own_storage_writable() -> None:
+    x = xp.asarray(np.arange(4, dtype=np.float32))
+    y = x * 2
+    view = np.asarray(y)
+    view[:] = -1
+    np.testing.assert_array_equal(np.asarray(y + 0), [-1, -1, -1, -1])
+    np.testing.assert_array_equal(np.asarray(x.carrier), [0, 1, 2, 3])
+    assert y.carrier.version == 1
+
+
+def test_a_strided_view_exports_exactly_its_elements() -> None:
+    x = xp.reshape(xp.arange(12, dtype=xp.float64), (3, 4))
+    view = np.asarray(x[:, ::2].mT)
+    assert view.shape == (2, 3)
+    view[...] = 0
+    np.testing.assert_array_equal(np.asarray(x.carrier), [0, 1, 0, 3, 0, 5, 0, 7, 0, 9, 0, 11])
+
+
+def test_scipy_style_output_arrays_receive_the_values() -> None:
+    # SciPy's ndimage and signal write into numpy.asarray(output).
+    out = xp.zeros(5)
+    np.copyto(np.asarray(out), np.arange(5.0))
+    np.testing.assert_array_equal(np.asarray(out.carrier), [0, 1, 2, 3, 4])
+
+
+def test_dlpack_of_a_writable_array_is_a_writable_view() -> None:
+    x = xp.asarray([1, 2, 3], dtype=xp.int32)
+    before = x.carrier.version
+    y = np.from_dlpack(x)
+    assert y.flags.writeable
+    assert np.shares_memory(y, np.asarray(x.carrier))
+    y[1] = 7
+    assert x.carrier.version == before + 1
+    assert xp.asarray(x)[1] == 7
+
+
+def test_a_read_only_array_exports_read_only_and_steps_no_version() -> None:
+    carrier = CPU.from_numpy(np.arange(3, dtype=np.float32), mutable=False)
+    x = xp.asarray(Tensor(carrier, Layout((3,))))
+    view = np.asarray(x)
+    assert not view.flags.writeable
+    with pytest.raises(ValueError, match="read-only"):
+        view[0] = 1.0
+    assert carrier.version == 0
+    assert not np.from_dlpack(x).flags.writeable
+
+
+def test_numpy_asarray_of_a_carrier_stays_read_only() -> None:
+    x = xp.asarray([1.0, 2.0])
+    assert not np.asarray(x.carrier).flags.writeable
+    assert x.carrier.version == 0
+
+
+def test_a_copy_requested_is_a_private_copy_and_no_version_step() -> None:
+    x = xp.asarray([1.0, 2.0])
+    copied = np.array(x, copy=True)
+    copied[0] = 5.0
+    assert x.carrier.version == 0
+    np.testing.assert_array_equal(np.asarray(x.carrier), [1.0, 2.0])
+
+
+def test_an_evicted_array_promotes_before_it_exports_a_writable_view() -> None:
+    evictable = Evictable(
+        CPU.from_numpy(np.arange(3.0, dtype=np.float32)), FileBacked(dtype=DType.Float32)
+    )
+    x = xp.asarray(Tensor(evictable, Layout((3,))))
+    evictable.evict()
+    view = np.asarray(x)
+    assert not evictable.is_evicted()
+    view[2] = 8.0
+    np.testing.assert_array_equal(np.asarray(evictable), [0.0, 1.0, 8.0])
+
+
+def test_an_array_over_a_file_opened_read_only_refuses_writes_and_names_the_fix(
+    tmp_path: Path,
+) -> None:
+    path = os.fspath(tmp_path / "a.npy")
+    np.save(path, np.arange(4, dtype=np.float32))
+    x = xp.asarray(Tensor(FileBacked.open(path), Layout((4,))))
+    assert not np.asarray(x).flags.writeable
+    with pytest.raises(RuntimeError, match=r"mode='r\+'"):
+        x[0] = 1.0
+    np.testing.assert_array_equal(np.load(path), [0, 1, 2, 3])
+
+
+def test_an_array_over_a_file_opened_for_writing_writes_the_file(tmp_path: Path) -> None:
+    path = os.fspath(tmp_path / "a.npy")
+    np.save(path, np.arange(4, dtype=np.float32))
+    x = xp.asarray(Tensor(FileBacked.open(path, mode="r+"), Layout((4,))))
+    x[1] = 10.0
+    np.asarray(x)[2] = 20.0
+    x.carrier.release()
+    np.testing.assert_array_equal(np.load(path), [0, 10, 20, 3])
