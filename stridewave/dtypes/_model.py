@@ -109,6 +109,7 @@ _RESERVED: Final = frozenset(
         "__ne__",
         "__hash__",
         "__repr__",
+        "__str__",
         "__reduce__",
         "__reduce_ex__",
         "__getstate__",
@@ -463,6 +464,21 @@ class DType(metaclass=DTypeMeta):
         why = _why_unusable(self)
         text = f"{type(self).__name__}({name!r})"
         return text if why is None else f"<{why.split(' ')[0]} {text}>"
+
+    def __str__(self) -> str:
+        """Name the storage dtype as NumPy does (``str(xp.int64) == "int64"``).
+
+        The NumPy name of the dtype's storage where it has one (NumPy's
+        ``str(numpy.dtype)``, which array-API clients read: ``"int" in str(dtype)``);
+        else the ``repr`` (categories, compound dtypes). The spec fixes only ``repr``
+        ("repr(descriptor) SHALL identify its descriptor kind and registered name").
+        """
+        if NUMPY_MAPPING and getattr(self, "_sw_name", None) is not None and self.is_simple():
+            try:
+                return str(NUMPY_MAPPING[0](self))
+            except (TypeError, ValueError):
+                pass
+        return repr(self)
 
     # -- kind -------------------------------------------------------------------------
 
