@@ -53,7 +53,18 @@ from numpy.lib.array_utils import normalize_axis_index
 from stridewave.dtypes import DType, ScaledDType, SimpleDType
 from stridewave.interop import to_numpy_dtype
 
-__all__ = ["ELEMENT_NAMES", "Quantized", "dequantize", "quantize", "scaled_dtype"]
+__all__ = [
+    "ELEMENT_NAMES",
+    "SCALE_RULES",
+    "Quantized",
+    "dequantize",
+    "from_mlx",
+    "pack_elements",
+    "quantize",
+    "scaled_dtype",
+    "to_mlx",
+    "unpack_elements",
+]
 
 #: The registered names of the MX floating-point element types, widest first.
 ELEMENT_NAMES: Final[tuple[str, ...]] = ("E4M3", "E5M2", "E3M2", "E2M3", "E2M1")
@@ -201,7 +212,102 @@ def _to_float32_round_to_odd(wide: npt.NDArray[np.float64]) -> npt.NDArray[np.fl
     return narrow
 
 
-def quantize(values: npt.ArrayLike, scaled_dtype: ScaledDType, axis: int = -1) -> Quantized:
+#: The rules :func:`quantize` knows for the shared scale (see the module documentation).
+SCALE_RULES: Final[tuple[str, ...]] = ("floor", "rceil", "ceil", "nearest")
+
+
+def _shared_exponent(
+    amax: npt.NDArray[np.floating[Any]], fmt: _Format, rule: str
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.bool_]]:
+    """The unbiased E8M0 exponent of each block, and where the block takes the NaN scale."""
+    if rule == "floor":
+        _, exponent = np.frexp(amax)  # amax = m * 2**exponent, 0.5 <= m < 1
+        shared = exponent.astype(np.int32) - (1 + fmt.emax)
+        shared[amax == 0] = _SCALE_EMIN
+        np.maximum(shared, _SCALE_EMIN, out=shared)
+        bad = ~np.isfinite(amax) | (shared > _SCALE_EMAX)
+        return shared, bad
+    # the other rules are defined on float32 arithmetic: the block maximum in float32,
+    # then the ratio to the element type's largest magnitude rounded once to float32
+    with np.errstate(over="ignore", invalid="ignore"):
+        amax32 = amax.astype(np.float32)
+        largest = np.float32(fmt.largest)
+        if rule == "rceil":  # amax times the float32 reciprocal of the largest element
+            ratio = amax32 * (np.float32(1) / largest)
+        else:  # a float32 division
+            ratio = amax32 / largest
+    bad = ~np.isfinite(ratio)
+    ratio[bad] = 0
+    mantissa, exponent = np.frexp(ratio)  # exact for subnormal ratios too
+    shared = exponent.astype(np.int32) - 1  # floor(log2(ratio))
+    if rule == "nearest":  # log2(ratio) >= floor + 1/2 exactly when (2 m)**2 >= 2
+        m64 = mantissa.astype(np.float64)
+        shared += m64 * m64 >= 0.5
+    else:  # ceil: up one unless ratio is a power of two
+        shared += mantissa != 0.5
+    shared[ratio == 0] = _SCALE_EMIN
+    np.clip(shared, _SCALE_EMIN, _SCALE_EMAX, out=shared)
+    return shared, bad
+
+
+#: Packed element types: elements per group, bytes per group.
+_PACKING: Final[dict[np.dtype[Any], tuple[int, int]]] = {
+    np.dtype(ml_dtypes.float4_e2m1fn): (2, 1),
+    np.dtype(ml_dtypes.float6_e3m2fn): (4, 3),
+    np.dtype(ml_dtypes.float6_e2m3fn): (4, 3),
+}
+
+
+def _check_packable(n: int, element: np.dtype[Any], *, where: str) -> None:
+    count, _ = _PACKING[element]
+    if n % count:
+        raise ValueError(
+            f"{where}: packing {element} elements needs a blocked axis whose length is a "
+            f"multiple of {count} ({count} elements share {_PACKING[element][1]} byte(s)); "
+            f"got length {n}. Pad the values, or leave packed out."
+        )
+
+
+def _pack_lanes(elements: npt.NDArray[Any]) -> npt.NDArray[np.uint8]:
+    """Pack element codes along the last axis: FP4 two per byte, FP6 four per three bytes.
+
+    FP4: element ``2i`` in the low nibble of byte ``i``, ``2i + 1`` in the high one.
+    FP6: elements ``4i .. 4i + 3`` form the 24-bit little-endian word
+    ``c0 | c1 << 6 | c2 << 12 | c3 << 18`` in bytes ``3i .. 3i + 2``.
+    """
+    codes = elements.view(np.uint8)
+    count, _ = _PACKING[elements.dtype]
+    groups = codes.reshape(*codes.shape[:-1], -1, count)
+    if count == 2:
+        packed: npt.NDArray[np.uint8] = (groups[..., 0] & 0x0F) | (groups[..., 1] << 4)
+        return packed
+    g = groups.astype(np.uint32) & 0x3F
+    word = g[..., 0] | (g[..., 1] << 6) | (g[..., 2] << 12) | (g[..., 3] << 18)
+    out = np.stack([word & 0xFF, (word >> 8) & 0xFF, word >> 16], axis=-1).astype(np.uint8)
+    return out.reshape(*codes.shape[:-1], -1)
+
+
+def _unpack_lanes(packed: npt.NDArray[np.uint8], element: np.dtype[Any]) -> npt.NDArray[Any]:
+    """The inverse of :func:`_pack_lanes`: element codes of dtype ``element``."""
+    count, nbytes = _PACKING[element]
+    if count == 2:
+        codes = np.stack([packed & 0x0F, packed >> 4], axis=-1)
+    else:
+        b = packed.reshape(*packed.shape[:-1], -1, nbytes).astype(np.uint32)
+        word = b[..., 0] | (b[..., 1] << 8) | (b[..., 2] << 16)
+        codes = np.stack([(word >> s) & 0x3F for s in (0, 6, 12, 18)], axis=-1)
+    flat = codes.astype(np.uint8).reshape(*packed.shape[:-1], -1)
+    return flat.view(element)
+
+
+def quantize(
+    values: npt.ArrayLike,
+    scaled_dtype: ScaledDType,
+    axis: int = -1,
+    *,
+    scale_rule: str = "floor",
+    packed: bool = False,
+) -> Quantized:
     """Quantize real numbers to an OCP MX format: the element and scale planes.
 
     Implements the OCP Microscaling Formats v1.0 conversion (Algorithm 1, section
@@ -265,6 +371,18 @@ def quantize(values: npt.ArrayLike, scaled_dtype: ScaledDType, axis: int = -1) -
     array([ 0.,  1.,  3., 12.], dtype=float32)
     """
     fmt = _format_of(scaled_dtype, where="quantize")
+    if scale_rule not in SCALE_RULES:
+        raise ValueError(
+            f"quantize: unknown scale_rule {scale_rule!r}; use one of "
+            f"{', '.join(map(repr, SCALE_RULES))} (the default, 'floor', is OCP MX v1.0)."
+        )
+    if type(packed) is not bool:
+        raise TypeError(f"quantize: packed must be True or False; got {packed!r}.")
+    if packed and np.dtype(fmt.element) not in _PACKING:
+        raise ValueError(
+            f"quantize: packed=True applies to FP4 and FP6 elements (E2M1, E3M2, E2M3); "
+            f"{scaled_dtype!r} has 8-bit elements, already one per byte. Leave packed out."
+        )
     work = _work_array(values)
     if work.ndim == 0:
         raise ValueError(
@@ -274,16 +392,14 @@ def quantize(values: npt.ArrayLike, scaled_dtype: ScaledDType, axis: int = -1) -
     ax = normalize_axis_index(axis, work.ndim)
     lanes = np.moveaxis(work, ax, -1)
     n = lanes.shape[-1]
+    if packed:
+        _check_packable(n, np.dtype(fmt.element), where="quantize")
     block = fmt.block if fmt.block is not None else max(n, 1)
     blocks, _ = _blocks(lanes, block)
 
     with np.errstate(invalid="ignore"):
         amax = np.abs(blocks).max(axis=-1) if n else np.zeros(blocks.shape[:-1], work.dtype)
-    _, exponent = np.frexp(amax)  # amax = m * 2**exponent, 0.5 <= m < 1: floor(log2) = exp - 1
-    shared = exponent.astype(np.int32) - (1 + fmt.emax)
-    shared[amax == 0] = _SCALE_EMIN
-    np.maximum(shared, _SCALE_EMIN, out=shared)
-    bad = ~np.isfinite(amax) | (shared > _SCALE_EMAX)
+    shared, bad = _shared_exponent(amax, fmt, scale_rule)
     biased = np.where(bad, _SCALE_NAN, shared + 127).astype(np.uint8)
     scales = biased.view(ml_dtypes.float8_e8m0fnu)
 
@@ -299,10 +415,31 @@ def quantize(values: npt.ArrayLike, scaled_dtype: ScaledDType, axis: int = -1) -
     if not fmt.has_nan and bad.any():
         elements[bad] = 0
     elements = elements.reshape(*blocks.shape[:-2], -1)[..., :n]
+    if packed:
+        elements = _pack_lanes(elements)
     return Quantized(
         np.ascontiguousarray(np.moveaxis(elements, -1, ax)),
         np.ascontiguousarray(np.moveaxis(scales, -1, ax)),
     )
+
+
+def _unpacked(plane: object, fmt: _Format, axis: int, *, where: str) -> object:
+    """``plane`` unpacked along ``axis`` when it is a packed (uint8) FP4/FP6 plane."""
+    element = np.dtype(fmt.element)
+    if not (isinstance(plane, np.ndarray) and plane.dtype == np.uint8 and element in _PACKING):
+        return plane
+    if plane.ndim == 0:
+        raise ValueError(f"{where} needs element and scale planes of at least one dimension.")
+    ax = normalize_axis_index(axis, plane.ndim)
+    lanes = np.moveaxis(plane, ax, -1)
+    count, nbytes = _PACKING[element]
+    if lanes.shape[-1] % nbytes:
+        raise ValueError(
+            f"{where}: a packed {element} plane holds {count} elements in every {nbytes} "
+            f"bytes along the blocked axis, but axis {ax} has length {lanes.shape[-1]}. "
+            "Pass the plane quantize(..., packed=True) returned."
+        )
+    return np.moveaxis(_unpack_lanes(np.ascontiguousarray(lanes), element), -1, ax)
 
 
 @overload
@@ -394,6 +531,7 @@ def dequantize(
     else:
         element_plane, scale_plane, target = elements, scales, scaled_dtype
     fmt = _format_of(target, where="dequantize")
+    element_plane = _unpacked(element_plane, fmt, axis, where="dequantize")
     scale_np = np.dtype(ml_dtypes.float8_e8m0fnu)
     planes: tuple[tuple[str, object, npt.DTypeLike], ...] = (
         ("elements", element_plane, fmt.element),
