@@ -219,7 +219,7 @@ SCALE_RULES: Final[tuple[str, ...]] = ("floor", "rceil", "ceil", "nearest")
 def _shared_exponent(
     amax: npt.NDArray[np.floating[Any]], fmt: _Format, rule: str
 ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.bool_]]:
-    """The unbiased E8M0 exponent of each block, and where the block takes the NaN scale."""
+    """Return the unbiased E8M0 exponent of each block, and where it takes the NaN scale."""
     if rule == "floor":
         _, exponent = np.frexp(amax)  # amax = m * 2**exponent, 0.5 <= m < 1
         shared = exponent.astype(np.int32) - (1 + fmt.emax)
@@ -232,10 +232,8 @@ def _shared_exponent(
     with np.errstate(over="ignore", invalid="ignore"):
         amax32 = amax.astype(np.float32)
         largest = np.float32(fmt.largest)
-        if rule == "rceil":  # amax times the float32 reciprocal of the largest element
-            ratio = amax32 * (np.float32(1) / largest)
-        else:  # a float32 division
-            ratio = amax32 / largest
+        # rceil: amax times the float32 reciprocal of the largest element; else a division
+        ratio = amax32 * (np.float32(1) / largest) if rule == "rceil" else amax32 / largest
     bad = ~np.isfinite(ratio)
     ratio[bad] = 0
     mantissa, exponent = np.frexp(ratio)  # exact for subnormal ratios too
@@ -245,7 +243,9 @@ def _shared_exponent(
         shared += m64 * m64 >= 0.5
     else:  # ceil: up one unless ratio is a power of two
         shared += mantissa != 0.5
-    shared[ratio == 0] = _SCALE_EMIN
+    # a zero ratio (an all-zero block, or one below 2**-149 * largest): the smallest
+    # scale, except for MLX's rule, which writes 2**0 there
+    shared[ratio == 0] = 0 if rule == "nearest" else _SCALE_EMIN
     np.clip(shared, _SCALE_EMIN, _SCALE_EMAX, out=shared)
     return shared, bad
 
@@ -288,7 +288,7 @@ def _pack_lanes(elements: npt.NDArray[Any]) -> npt.NDArray[np.uint8]:
 
 
 def _unpack_lanes(packed: npt.NDArray[np.uint8], element: np.dtype[Any]) -> npt.NDArray[Any]:
-    """The inverse of :func:`_pack_lanes`: element codes of dtype ``element``."""
+    """Invert :func:`_pack_lanes`: return element codes of dtype ``element``."""
     count, nbytes = _PACKING[element]
     if count == 2:
         codes = np.stack([packed & 0x0F, packed >> 4], axis=-1)
@@ -423,9 +423,8 @@ def quantize(
     )
 
 
-def _unpacked(plane: object, fmt: _Format, axis: int, *, where: str) -> object:
-    """``plane`` unpacked along ``axis`` when it is a packed (uint8) FP4/FP6 plane."""
-    element = np.dtype(fmt.element)
+def _unpacked(plane: object, element: np.dtype[Any], axis: int, *, where: str) -> object:
+    """Return ``plane`` unpacked along ``axis`` when it is a packed (uint8) FP4/FP6 plane."""
     if not (isinstance(plane, np.ndarray) and plane.dtype == np.uint8 and element in _PACKING):
         return plane
     if plane.ndim == 0:
@@ -531,7 +530,7 @@ def dequantize(
     else:
         element_plane, scale_plane, target = elements, scales, scaled_dtype
     fmt = _format_of(target, where="dequantize")
-    element_plane = _unpacked(element_plane, fmt, axis, where="dequantize")
+    element_plane = _unpacked(element_plane, np.dtype(fmt.element), axis, where="dequantize")
     scale_np = np.dtype(ml_dtypes.float8_e8m0fnu)
     planes: tuple[tuple[str, object, npt.DTypeLike], ...] = (
         ("elements", element_plane, fmt.element),
@@ -633,3 +632,301 @@ def scaled_dtype(element: SimpleDType | str, *, block: int = 32) -> ScaledDType:
         except ValueError:
             continue
     return ScaledDType.from_name(label)
+
+
+def _element_dtype(element: str | SimpleDType | ScaledDType, *, where: str) -> np.dtype[Any]:
+    fmt = element if isinstance(element, ScaledDType) else scaled_dtype(element)
+    np_element = np.dtype(_format_of(fmt, where=where).element)
+    if np_element not in _PACKING:
+        raise ValueError(
+            f"{where}: packing applies to the FP4 and FP6 element types (E2M1, E3M2, "
+            f"E2M3); got {element!r}, whose elements take a byte each already."
+        )
+    return np_element
+
+
+def pack_elements(elements: npt.NDArray[Any], axis: int = -1) -> npt.NDArray[np.uint8]:
+    """Pack an FP4 or FP6 element plane: two E2M1 codes a byte, four E3M2/E2M3 in three.
+
+    The layout, along ``axis``: for E2M1, element ``2i`` is the low nibble of byte
+    ``i`` and element ``2i + 1`` the high one; for E3M2 and E2M3, elements ``4i`` to
+    ``4i + 3`` are the 24-bit little-endian word ``c0 | c1 << 6 | c2 << 12 | c3 << 18``
+    in bytes ``3i`` to ``3i + 2`` (``c0`` in the low six bits of byte ``3i``). This is
+    what ``quantize(..., packed=True)`` returns and what :func:`dequantize` reads.
+
+    Parameters
+    ----------
+    elements : numpy.ndarray of float4_e2m1fn, float6_e3m2fn or float6_e2m3fn, shape (..., n, ...)
+        An element plane as :func:`quantize` returns it; ``n``, the length of
+        ``axis``, a multiple of 2 (E2M1) or 4 (E3M2, E2M3).
+    axis : int, optional
+        The axis to pack along (default: the last), the blocked axis of the plane.
+
+    Returns
+    -------
+    numpy.ndarray of uint8, shape (..., n // 2, ...) or (..., 3 * n // 4, ...)
+        A new C-contiguous array of the packed codes.
+
+    Raises
+    ------
+    TypeError
+        If ``elements`` is not a NumPy array of one of the three element dtypes.
+    ValueError
+        If ``elements`` has no dimension or ``n`` is not a multiple of the group.
+    numpy.exceptions.AxisError
+        If ``axis`` is out of range.
+
+    See Also
+    --------
+    unpack_elements : The inverse.
+    """
+    if not isinstance(elements, np.ndarray) or elements.dtype not in _PACKING:
+        got = elements.dtype if isinstance(elements, np.ndarray) else type(elements).__name__
+        raise TypeError(
+            "pack_elements needs a NumPy array of float4_e2m1fn, float6_e3m2fn or "
+            f"float6_e2m3fn elements (quantize's element plane); got {got}."
+        )
+    if elements.ndim == 0:
+        raise ValueError("pack_elements needs an element plane of at least one dimension.")
+    ax = normalize_axis_index(axis, elements.ndim)
+    lanes = np.moveaxis(elements, ax, -1)
+    _check_packable(lanes.shape[-1], elements.dtype, where="pack_elements")
+    packed = _pack_lanes(np.ascontiguousarray(lanes))
+    return np.ascontiguousarray(np.moveaxis(packed, -1, ax))
+
+
+def unpack_elements(
+    packed: npt.NDArray[np.uint8],
+    element: str | SimpleDType | ScaledDType,
+    axis: int = -1,
+) -> npt.NDArray[Any]:
+    """Unpack what :func:`pack_elements` packed: one element code per array item.
+
+    Parameters
+    ----------
+    packed : numpy.ndarray of uint8, shape (..., m, ...)
+        Packed codes; ``m``, the length of ``axis``, a multiple of 3 for E3M2/E2M3.
+    element : str, SimpleDType or ScaledDType
+        The element type (``"E2M1"``, ``"E3M2"``, ``"E2M3"``, or the format whose
+        element plane it is).
+    axis : int, optional
+        The axis the codes were packed along (default: the last).
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., 2 * m, ...) or (..., 4 * m // 3, ...)
+        A new C-contiguous array of the element type's ``ml_dtypes`` dtype.
+
+    Raises
+    ------
+    TypeError
+        If ``packed`` is not a uint8 NumPy array, or ``element`` names no type.
+    ValueError
+        If ``element`` is not an FP4/FP6 type, ``packed`` has no dimension, or ``m``
+        is not a multiple of 3 for an FP6 type.
+    numpy.exceptions.AxisError
+        If ``axis`` is out of range.
+
+    See Also
+    --------
+    pack_elements : The packing and its layout.
+
+    Examples
+    --------
+    >>> import ml_dtypes
+    >>> import numpy as np
+    >>> from stridewave import mx
+    >>> codes = np.array([0.5, -6.0, 1.0, 3.0], dtype=ml_dtypes.float4_e2m1fn)
+    >>> mx.pack_elements(codes)
+    array([241,  82], dtype=uint8)
+    >>> mx.unpack_elements(mx.pack_elements(codes), "E2M1").astype(np.float32)
+    array([ 0.5, -6. ,  1. ,  3. ], dtype=float32)
+    """
+    np_element = _element_dtype(element, where="unpack_elements")
+    if not isinstance(packed, np.ndarray) or packed.dtype != np.uint8:
+        got = packed.dtype if isinstance(packed, np.ndarray) else type(packed).__name__
+        raise TypeError(f"unpack_elements needs a NumPy array of uint8 (packed codes); got {got}.")
+    out = _unpacked(packed, np_element, axis, where="unpack_elements")
+    assert isinstance(out, np.ndarray)
+    return np.ascontiguousarray(out)
+
+
+#: MLX's modes: element dtype, element codes per uint32 word, bits per code.
+_MLX_MODES: Final[dict[str, tuple[np.dtype[Any], int]]] = {
+    "mxfp4": (np.dtype(ml_dtypes.float4_e2m1fn), 8),
+    "mxfp8": (np.dtype(ml_dtypes.float8_e4m3fn), 4),
+}
+_MLX_BLOCK: Final = 32
+
+
+def to_mlx(q: Quantized) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint8]]:
+    """Return MX planes in MLX's layout: the ``(w_q, scales)`` of ``mx.quantize``.
+
+    MLX's ``mode="mxfp4"`` and ``mode="mxfp8"`` (``mx.quantize``, ``mx.dequantize``,
+    ``mx.quantized_matmul``) group 32 consecutive values of the last axis under one
+    E8M0 scale and pack the element codes into uint32 words, the first element in
+    the lowest bits: eight E2M1 codes a word, or four E4M3 codes (byte ``j`` of the
+    little-endian word is element ``4i + j``). The scales are the E8M0 codes as
+    uint8. Hand the arrays to MLX with ``mx.array(w_q)``, ``mx.array(scales)``.
+
+    Parameters
+    ----------
+    q : Quantized
+        What :func:`quantize` returned for ``scaled_dtype("E2M1")`` (MXFP4, the
+        element plane packed or not) or ``scaled_dtype("E4M3")`` (MXFP8), blocks of
+        32 along the last axis: elements of shape ``(..., K)`` with ``K`` a multiple
+        of 32, scales ``(..., K // 32)``.
+
+    Returns
+    -------
+    w_q : numpy.ndarray of uint32, shape (..., K // 8) for MXFP4 or (..., K // 4) for MXFP8
+        The packed element codes.
+    scales : numpy.ndarray of uint8, shape (..., K // 32)
+        The E8M0 scale codes (a copy).
+
+    Raises
+    ------
+    TypeError
+        If ``q`` is not a ``Quantized`` of E2M1 or E4M3 elements and E8M0 scales.
+    ValueError
+        If the planes have no dimension, ``K`` is not a multiple of 32, or the scales
+        are not one per 32 elements of the last axis.
+
+    See Also
+    --------
+    from_mlx : The inverse.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from stridewave import mx
+    >>> w = np.linspace(-1, 1, 64, dtype=np.float32).reshape(1, 64)
+    >>> w_q, scales = mx.to_mlx(mx.quantize(w, mx.scaled_dtype("E2M1"), scale_rule="ceil"))
+    >>> w_q.dtype, w_q.shape, scales.dtype, scales.shape
+    (dtype('uint32'), (1, 8), dtype('uint8'), (1, 2))
+    """
+    if not isinstance(q, Quantized):
+        raise TypeError(
+            f"to_mlx needs what stridewave.mx.quantize returned (a Quantized); got "
+            f"{type(q).__name__}."
+        )
+    elements, scales = q
+    scale_np = np.dtype(ml_dtypes.float8_e8m0fnu)
+    if not isinstance(scales, np.ndarray) or scales.dtype != scale_np:
+        raise TypeError("to_mlx: the scale plane must be a NumPy array of float8_e8m0fnu.")
+    if not isinstance(elements, np.ndarray):
+        raise TypeError("to_mlx: the element plane must be a NumPy array.")
+    if elements.ndim == 0 or scales.ndim != elements.ndim:
+        raise ValueError(
+            f"to_mlx: planes of shapes {elements.shape} and {scales.shape}; expected "
+            "elements (..., K) and scales (..., K // 32) of at least one dimension."
+        )
+    per_scale = _MLX_BLOCK
+    if elements.dtype == np.uint8:  # packed E2M1 (two a byte); packed FP6 has no MLX mode
+        per_scale = _MLX_BLOCK // 2
+        mode = "mxfp4"
+    else:
+        modes = {dt: name for name, (dt, _) in _MLX_MODES.items()}
+        if elements.dtype not in modes:
+            raise TypeError(
+                "to_mlx: MLX's MX modes take E2M1 (mxfp4) or E4M3 (mxfp8) elements; got "
+                f"{elements.dtype}. Quantize to mx.scaled_dtype('E2M1') or "
+                "mx.scaled_dtype('E4M3')."
+            )
+        mode = modes[elements.dtype]
+    k = elements.shape[-1]
+    if k % per_scale or scales.shape != (*elements.shape[:-1], k // per_scale):
+        raise ValueError(
+            f"to_mlx: MLX groups 32 values of the last axis under one scale; got "
+            f"elements of shape {elements.shape} ({elements.dtype}) and scales of shape "
+            f"{scales.shape}. Quantize along the last axis with block=32 and a last axis "
+            "that is a multiple of 32."
+        )
+    if mode == "mxfp4" and elements.dtype != np.uint8:
+        elements = _pack_lanes(np.ascontiguousarray(elements))
+    codes = np.ascontiguousarray(elements).view(np.uint8)
+    words = codes.reshape(*codes.shape[:-1], -1, 4).astype(np.uint32)
+    w_q = words[..., 0] | (words[..., 1] << 8) | (words[..., 2] << 16) | (words[..., 3] << 24)
+    return np.ascontiguousarray(w_q), scales.view(np.uint8).copy()
+
+
+def from_mlx(
+    w_q: npt.ArrayLike, scales: npt.ArrayLike, mode: str, *, packed: bool = False
+) -> Quantized:
+    """Return MLX's MX planes (``mx.quantize``'s ``w_q`` and ``scales``) as a ``Quantized``.
+
+    The inverse of :func:`to_mlx`; dequantize the result with
+    ``dequantize(q, scaled_dtype("E2M1"))`` (``"mxfp4"``) or
+    ``dequantize(q, scaled_dtype("E4M3"))`` (``"mxfp8"``).
+
+    Parameters
+    ----------
+    w_q : array_like of uint32, shape (..., K // 8) for mxfp4 or (..., K // 4) for mxfp8
+        The packed element codes, e.g. ``numpy.array`` of MLX's ``w_q``.
+    scales : array_like of uint8, shape (..., K // 32)
+        The E8M0 scale codes.
+    mode : {"mxfp4", "mxfp8"}
+        The MLX mode the planes are in.
+    packed : bool, optional
+        For ``"mxfp4"``: return the element plane packed, two codes a byte (the
+        layout of :func:`pack_elements`), instead of one ``float4_e2m1fn`` a byte.
+
+    Returns
+    -------
+    Quantized
+        ``elements`` of shape ``(..., K)`` (``float4_e2m1fn`` or ``float8_e4m3fn``;
+        ``(..., K // 2)`` uint8 when packed) and ``scales`` of ``float8_e8m0fnu``,
+        both new arrays.
+
+    Raises
+    ------
+    TypeError
+        If ``w_q`` is not uint32 or ``scales`` not uint8, or ``packed`` is not a bool.
+    ValueError
+        If ``mode`` is not ``"mxfp4"`` or ``"mxfp8"``, ``packed`` is asked for mxfp8,
+        or the shapes do not match (one scale per 32 elements of the last axis).
+
+    See Also
+    --------
+    to_mlx : The layout, and the way there.
+    """
+    if mode not in _MLX_MODES:
+        raise ValueError(
+            f"from_mlx: mode must be 'mxfp4' or 'mxfp8' (MLX's MX modes); got {mode!r}."
+        )
+    if type(packed) is not bool:
+        raise TypeError(f"from_mlx: packed must be True or False; got {packed!r}.")
+    if packed and mode != "mxfp4":
+        raise ValueError("from_mlx: packed=True applies to mode='mxfp4' only; leave it out.")
+    element, per_word = _MLX_MODES[mode]
+    words = np.asarray(w_q)
+    codes = np.asarray(scales)
+    if words.dtype != np.uint32 or codes.dtype != np.uint8:
+        raise TypeError(
+            f"from_mlx: expected w_q of uint32 and scales of uint8 (what mx.quantize returns "
+            f"for mode={mode!r}); got {words.dtype} and {codes.dtype}."
+        )
+    words_per_scale = _MLX_BLOCK // per_word
+    if (
+        words.ndim == 0
+        or codes.ndim != words.ndim
+        or codes.shape[:-1] != words.shape[:-1]
+        or words.shape[-1] != codes.shape[-1] * words_per_scale
+    ):
+        raise ValueError(
+            f"from_mlx: w_q of shape {words.shape} and scales of shape {codes.shape} do not "
+            f"match mode {mode!r}: expected w_q (..., {words_per_scale} * G) and scales "
+            "(..., G), one scale per 32 elements."
+        )
+    shifts = np.arange(4, dtype=np.uint32) * 8
+    as_bytes = ((words[..., None] >> shifts) & 0xFF).astype(np.uint8)
+    as_bytes = as_bytes.reshape(*words.shape[:-1], -1)
+    if mode == "mxfp4" and not packed:
+        elements = _unpack_lanes(as_bytes, element)
+    elif mode == "mxfp4":
+        elements = as_bytes
+    else:
+        elements = as_bytes.view(element)
+    return Quantized(
+        np.ascontiguousarray(elements), codes.astype(np.uint8).view(ml_dtypes.float8_e8m0fnu)
+    )
