@@ -39,6 +39,47 @@ The rules, per block of ``block`` consecutive values along ``axis``:
 This follows the reference implementation published with the specification's
 authors (``microsoft/microxcaling``, ``mx/mx_ops.py`` with ``round="even"``), against
 which ``tests/mx/test_reference.py`` checks it bit for bit.
+
+Other scale rules
+-----------------
+Hardware and libraries that deploy MX choose the scale differently; ``quantize``'s
+``scale_rule`` gives their bits. Rule 1 above is ``"floor"``. The other three are
+defined on float32 arithmetic: the block maximum ``amax`` is taken in float32 (a
+float64 block beyond float32's range gets the NaN scale), and the ratio ``r`` to
+the element type's largest magnitude ``largest`` is rounded once to float32:
+
+``"rceil"``
+    ``r = amax * (1 / largest)``, the reciprocal a float32 constant; the exponent is
+    ``ceil(log2(r))`` exactly (``r``'s float32 exponent, plus one unless ``r`` is a
+    power of two). NVIDIA's cuBLAS block scaling, Transformer Engine's
+    ``amax * max_norm_rcp``, and torchao's ``ScaleCalculationMode.RCEIL``
+    (``_to_mx_rceil`` in ``torchao/prototype/mx_formats/mx_tensor.py``).
+``"ceil"``
+    ``r = amax / largest`` (a division), then ``ceil(log2(r))`` exactly. JAX's
+    ``cast_to_e8m0_with_rounding_up`` in ``jax/_src/cudnn/scaled_matmul_stablehlo.py``
+    (``jax.nn.scaled_matmul``), and ``mx.quantize(mode="mxfp8" | "mxfp4")`` of MLX
+    0.32.4 (measured on its CPU device).
+``"nearest"``
+    ``r = amax / largest``, then ``round(log2(r))``, evaluated exactly (``r``'s
+    significand against ``sqrt(2)``, not a rounded ``log2``). MLX's E8M0 conversion
+    (``fp8_e8m0`` in its Metal kernels, ``to_fp8_e8m0`` on the CPU) and its
+    ``mx.quantize`` for the MX modes up to 0.32.1.
+
+The exponent is then clamped to E8M0's ``[-127, 127]``: a zero ratio (an all-zero
+block, or ``amax`` below ``2**-149 * largest``) takes ``-127`` (code 0), except
+under ``"nearest"``, which writes code 127 (``2**0``) there as MLX does. Elements
+round as in rule 3 under every rule, and a block holding NaN or an infinity gets
+the NaN scale under every rule. Where the sources differ from this:
+
+* MLX's CPU ``mx.quantize`` does not clamp: an exponent below -127 wraps around
+  modulo 256 into a large scale, and a NaN or infinite block gets code 128; its
+  E2M1 rounding picks the nearer table entry with ties toward zero and stores
+  ``+0`` for a negative value that rounds to zero (MLX's Metal kernels round ties
+  to even and keep the sign, as here). MLX 0.32.4 writes code 127 for an all-zero
+  block under its ceil rule.
+* JAX's round-up wraps a NaN ratio to code 0 (an infinite one to 255).
+* torchao's ``ScaleCalculationMode.CEIL`` is another rule, ``ceil(log2(amax)) -
+  emax``; it is not offered.
 """
 
 from __future__ import annotations
@@ -279,7 +320,9 @@ def _pack_lanes(elements: npt.NDArray[Any]) -> npt.NDArray[np.uint8]:
     count, _ = _PACKING[elements.dtype]
     groups = codes.reshape(*codes.shape[:-1], -1, count)
     if count == 2:
-        packed: npt.NDArray[np.uint8] = (groups[..., 0] & 0x0F) | (groups[..., 1] << 4)
+        packed: npt.NDArray[np.uint8] = (groups[..., 0] & np.uint8(0x0F)) | (
+            groups[..., 1] << np.uint8(4)
+        )
         return packed
     g = groups.astype(np.uint32) & 0x3F
     word = g[..., 0] | (g[..., 1] << 6) | (g[..., 2] << 12) | (g[..., 3] << 18)
@@ -333,12 +376,28 @@ def quantize(
     axis : int, optional
         The axis along which blocks run (default: the last). A trailing partial
         block is scaled by its own values.
+    scale_rule : {"floor", "rceil", "ceil", "nearest"}, optional
+        How the shared exponent follows from the block maximum ``amax`` (the
+        module documentation gives each rule exactly, with its source):
+        ``"floor"`` (default), OCP MX v1.0: ``floor(log2(amax)) - emax``;
+        ``"rceil"``, NVIDIA cuBLAS and Transformer Engine, torchao's RCEIL:
+        ``ceil(log2(r))`` of the float32 ``r = amax * (1 / largest)``;
+        ``"ceil"``, JAX's ``cast_to_e8m0_with_rounding_up`` and MLX 0.32.4's
+        ``mx.quantize``: ``ceil(log2(r))`` of the float32 ``r = amax / largest``;
+        ``"nearest"``, MLX's E8M0 conversion and its ``mx.quantize`` up to 0.32.1:
+        ``round(log2(amax / largest))``. Elements round the same way under every rule.
+    packed : bool, optional
+        Return the element plane of E2M1, E3M2 or E2M3 packed into uint8, two
+        E2M1 codes a byte or four FP6 codes in three bytes along ``axis`` (the
+        layout of :func:`pack_elements`); :func:`dequantize` reads it as it is.
+        The length of ``axis`` must then be a multiple of 2 (E2M1) or 4 (FP6).
 
     Returns
     -------
     Quantized
         ``(elements, scales)``: ``elements`` has the shape of ``values`` and the
-        ``ml_dtypes`` dtype of the element plane (``to_numpy_dtype(element)``);
+        ``ml_dtypes`` dtype of the element plane (``to_numpy_dtype(element)``), or
+        uint8 with ``axis`` of ``n // 2`` (E2M1) or ``3 * n // 4`` (FP6) when packed;
         ``scales`` has dtype ``ml_dtypes.float8_e8m0fnu`` and the shape of ``values``
         with ``axis`` shortened to ``ceil(n / block)``. Both are C-contiguous new
         arrays: the planes of a ``Tensor.compound`` of ``scaled_dtype`` once in
@@ -349,15 +408,20 @@ def quantize(
     TypeError
         If ``scaled_dtype`` is not a ``ScaledDType``, or ``values`` are not real
         numbers (bool, complex, datetime, object, or a float wider than float64).
+    TypeError
+        If ``packed`` is not a bool.
     ValueError
         If ``scaled_dtype`` is not an MX floating-point format (other element or
-        scale plane), or ``values`` has no dimension.
+        scale plane), ``values`` has no dimension, ``scale_rule`` is not one of
+        :data:`SCALE_RULES`, or ``packed`` is asked for FP8 elements or for an axis
+        whose length is not a multiple of the packing group.
     numpy.exceptions.AxisError
         If ``axis`` is out of range (a ``ValueError`` and ``IndexError``).
 
     See Also
     --------
     dequantize : The inverse, to float32.
+    to_mlx : The planes in MLX's layout.
 
     Examples
     --------
@@ -471,7 +535,8 @@ def dequantize(
     ----------
     elements : Quantized or numpy.ndarray, shape (..., n, ...)
         The result of :func:`quantize` (both planes), or the element plane alone,
-        of dtype ``to_numpy_dtype(scaled_dtype.element)``.
+        of dtype ``to_numpy_dtype(scaled_dtype.element)``; for E2M1, E3M2 and E2M3
+        also the packed uint8 plane of ``quantize(..., packed=True)``, read as it is.
     scales : ScaledDType or numpy.ndarray of ml_dtypes.float8_e8m0fnu
         With a ``Quantized`` first argument: the MX format. Else the scale plane:
         the shape of ``elements`` with ``axis`` of length ``ceil(n / block)``
@@ -680,8 +745,9 @@ def pack_elements(elements: npt.NDArray[Any], axis: int = -1) -> npt.NDArray[np.
     --------
     unpack_elements : The inverse.
     """
-    if not isinstance(elements, np.ndarray) or elements.dtype not in _PACKING:
-        got = elements.dtype if isinstance(elements, np.ndarray) else type(elements).__name__
+    given: object = elements
+    if not isinstance(given, np.ndarray) or given.dtype not in _PACKING:
+        got = given.dtype if isinstance(given, np.ndarray) else type(given).__name__
         raise TypeError(
             "pack_elements needs a NumPy array of float4_e2m1fn, float6_e3m2fn or "
             f"float6_e2m3fn elements (quantize's element plane); got {got}."
@@ -743,8 +809,9 @@ def unpack_elements(
     array([ 0.5, -6. ,  1. ,  3. ], dtype=float32)
     """
     np_element = _element_dtype(element, where="unpack_elements")
-    if not isinstance(packed, np.ndarray) or packed.dtype != np.uint8:
-        got = packed.dtype if isinstance(packed, np.ndarray) else type(packed).__name__
+    given: object = packed
+    if not isinstance(given, np.ndarray) or given.dtype != np.uint8:
+        got = given.dtype if isinstance(given, np.ndarray) else type(given).__name__
         raise TypeError(f"unpack_elements needs a NumPy array of uint8 (packed codes); got {got}.")
     out = _unpacked(packed, np_element, axis, where="unpack_elements")
     assert isinstance(out, np.ndarray)
@@ -812,9 +879,11 @@ def to_mlx(q: Quantized) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint8]]
         )
     elements, scales = q
     scale_np = np.dtype(ml_dtypes.float8_e8m0fnu)
-    if not isinstance(scales, np.ndarray) or scales.dtype != scale_np:
+    given: object = scales
+    if not isinstance(given, np.ndarray) or given.dtype != scale_np:
         raise TypeError("to_mlx: the scale plane must be a NumPy array of float8_e8m0fnu.")
-    if not isinstance(elements, np.ndarray):
+    given = elements
+    if not isinstance(given, np.ndarray):
         raise TypeError("to_mlx: the element plane must be a NumPy array.")
     if elements.ndim == 0 or scales.ndim != elements.ndim:
         raise ValueError(
