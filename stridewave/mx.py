@@ -318,7 +318,7 @@ def _pack_lanes(elements: npt.NDArray[Any]) -> npt.NDArray[np.uint8]:
     """
     codes = elements.view(np.uint8)
     count, _ = _PACKING[elements.dtype]
-    groups = codes.reshape(*codes.shape[:-1], -1, count)
+    groups = codes.reshape(*codes.shape[:-1], codes.shape[-1] // count, count)
     if count == 2:
         packed: npt.NDArray[np.uint8] = (groups[..., 0] & np.uint8(0x0F)) | (
             groups[..., 1] << np.uint8(4)
@@ -327,7 +327,7 @@ def _pack_lanes(elements: npt.NDArray[Any]) -> npt.NDArray[np.uint8]:
     g = groups.astype(np.uint32) & 0x3F
     word = g[..., 0] | (g[..., 1] << 6) | (g[..., 2] << 12) | (g[..., 3] << 18)
     out = np.stack([word & 0xFF, (word >> 8) & 0xFF, word >> 16], axis=-1).astype(np.uint8)
-    return out.reshape(*codes.shape[:-1], -1)
+    return out.reshape(*codes.shape[:-1], groups.shape[-2] * 3)
 
 
 def _unpack_lanes(packed: npt.NDArray[np.uint8], element: np.dtype[Any]) -> npt.NDArray[Any]:
@@ -336,10 +336,11 @@ def _unpack_lanes(packed: npt.NDArray[np.uint8], element: np.dtype[Any]) -> npt.
     if count == 2:
         codes = np.stack([packed & 0x0F, packed >> 4], axis=-1)
     else:
-        b = packed.reshape(*packed.shape[:-1], -1, nbytes).astype(np.uint32)
+        b = packed.reshape(*packed.shape[:-1], packed.shape[-1] // nbytes, nbytes)
+        b = b.astype(np.uint32)
         word = b[..., 0] | (b[..., 1] << 8) | (b[..., 2] << 16)
         codes = np.stack([(word >> s) & 0x3F for s in (0, 6, 12, 18)], axis=-1)
-    flat = codes.astype(np.uint8).reshape(*packed.shape[:-1], -1)
+    flat = codes.astype(np.uint8).reshape(*packed.shape[:-1], packed.shape[-1] // nbytes * count)
     return flat.view(element)
 
 
@@ -914,7 +915,7 @@ def to_mlx(q: Quantized) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint8]]
     if mode == "mxfp4" and elements.dtype != np.uint8:
         elements = _pack_lanes(np.ascontiguousarray(elements))
     codes = np.ascontiguousarray(elements).view(np.uint8)
-    words = codes.reshape(*codes.shape[:-1], -1, 4).astype(np.uint32)
+    words = codes.reshape(*codes.shape[:-1], codes.shape[-1] // 4, 4).astype(np.uint32)
     w_q = words[..., 0] | (words[..., 1] << 8) | (words[..., 2] << 16) | (words[..., 3] << 24)
     return np.ascontiguousarray(w_q), scales.view(np.uint8).copy()
 
@@ -989,7 +990,7 @@ def from_mlx(
         )
     shifts = np.arange(4, dtype=np.uint32) * 8
     as_bytes = ((words[..., None] >> shifts) & 0xFF).astype(np.uint8)
-    as_bytes = as_bytes.reshape(*words.shape[:-1], -1)
+    as_bytes = as_bytes.reshape(*words.shape[:-1], words.shape[-1] * 4)
     if mode == "mxfp4" and not packed:
         elements = _unpack_lanes(as_bytes, element)
     elif mode == "mxfp4":

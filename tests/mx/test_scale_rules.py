@@ -208,4 +208,4 @@ def test_an_unknown_rule_is_refused_and_names_the_rules() -> None:
     with pytest.raises(ValueError, match="'floor', 'rceil', 'ceil', 'nearest'"):
         mx.quantize(values, mx.scaled_dtype("E4M3"), scale_rule="round")
     with pytest.raises(TypeError, match=r"positional"):
-        mx.quantize(values, mx.scaled_dtype("E4M3"), -1, "ceil")  # type: ignore[misc]
+        mx.quantize(values, mx.scaled_dtype("E4M3"), -1, "ceil")  # type: ignore[call-arg]
