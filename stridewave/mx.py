@@ -84,6 +84,7 @@ the NaN scale under every rule. Where the sources differ from this:
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Final, NamedTuple, overload
 
 import ml_dtypes
@@ -488,6 +489,14 @@ def quantize(
     )
 
 
+@functools.cache
+def _decode_table(element: np.dtype[Any]) -> npt.NDArray[np.float32]:
+    """Return the float32 value of every 8-bit code of an element dtype, by code."""
+    table: npt.NDArray[np.float32] = np.arange(256, dtype=np.uint8).view(element).astype(np.float32)
+    table.flags.writeable = False
+    return table
+
+
 def _unpacked(plane: object, element: np.dtype[Any], axis: int, *, where: str) -> object:
     """Return ``plane`` unpacked along ``axis`` when it is a packed (uint8) FP4/FP6 plane."""
     if not (isinstance(plane, np.ndarray) and plane.dtype == np.uint8 and element in _PACKING):
@@ -623,7 +632,9 @@ def dequantize(
             f"of shape {tuple(expected)}."
         )
     lanes = np.moveaxis(element_plane, ax, -1)
-    blocks, _ = _blocks(lanes.astype(np.float32), block)
+    # a table look-up of the (at most 8-bit) codes: exact, and faster than the cast
+    decoded = np.take(_decode_table(np.dtype(fmt.element)), lanes.view(np.uint8))
+    blocks, _ = _blocks(decoded, block)
     factors = np.moveaxis(scale_plane, ax, -1).astype(np.float32)
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         np.multiply(blocks, factors[..., None], out=blocks)
