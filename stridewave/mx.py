@@ -77,6 +77,9 @@ the NaN scale under every rule. Where the sources differ from this:
   ``+0`` for a negative value that rounds to zero (MLX's Metal kernels round ties
   to even and keep the sign, as here). MLX 0.32.4 writes code 127 for an all-zero
   block under its ceil rule.
+* MLX evaluates ``round(log2(r))`` with a float32 ``log2``; for ratios within about
+  ``|k| * 2**-23`` (relative) of ``sqrt(2) * 2**k`` its result can fall on the other
+  side, where ``"nearest"`` gives the exact rounding.
 * JAX's round-up wraps a NaN ratio to code 0 (an infinite one to 255).
 * torchao's ``ScaleCalculationMode.CEIL`` is another rule, ``ceil(log2(amax)) -
   emax``; it is not offered.

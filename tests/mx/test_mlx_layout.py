@@ -230,3 +230,57 @@ def test_bad_planes_are_refused_with_what_mlx_needs() -> None:
         smx.from_mlx(w_q, scales, "mxfp8")
     with pytest.raises(ValueError, match="mode='mxfp4' only"):
         smx.from_mlx(*mlx_quantize(values, "mxfp8"), "mxfp8", packed=True)
+
+
+def mlx_float32_round_log2(ratio: np.ndarray) -> np.ndarray:
+    """MLX's ``round(log2(r))``, evaluated by MLX's own float32 operations."""
+    return np.array(mx.round(mx.log2(mx.array(ratio)))).astype(np.int64)
+
+
+SQRT2_BITS = int(np.float32(np.sqrt(2)).view(np.uint32))
+
+
+def near_sqrt2_times_448(k: int, step: int) -> float:
+    """``sqrt(2) * 448 * 2**k``, moved ``step`` float32 steps: amax where nearest turns."""
+    r = np.uint32(SQRT2_BITS + step).view(np.float32) * np.float32(2.0**k)
+    return float(np.float32(float(r) * 448))
+
+
+AMAX = st.one_of(
+    st.floats(min_value=448 * 2.0**-126, max_value=2.0**127, width=32),
+    st.builds(near_sqrt2_times_448, st.integers(-126, 118), st.integers(-64, 64)),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(amax=hnp.arrays(np.float32, st.integers(1, 64), elements=AMAX))
+def test_nearest_is_mlx_round_log2_except_next_to_sqrt2_where_float32_log2_rounds(
+    amax: np.ndarray,
+) -> None:
+    """StrideWeave's exact nearest exponent against MLX's float32 ``round(log2(r))``.
+
+    MLX's float32 ``log2`` result near ``k + 1/2`` has a float32 step of about
+    ``|k| * 2**-23``; only ratios that close to ``sqrt(2) * 2**k`` may round the other way.
+    """
+    q = smx.quantize(amax, smx.scaled_dtype("E4M3", block=1), scale_rule="nearest")
+    ours = q.scales.view(np.uint8).astype(np.int64) - 127
+    ratio = amax / np.float32(448)
+    theirs = mlx_float32_round_log2(ratio)
+    for i in np.flatnonzero(ours != theirs):
+        log2 = np.log2(float(ratio[i]))
+        k = np.floor(log2)
+        assert abs(log2 - (k + 0.5)) < (abs(k) + 1) * 2.0**-22, (ratio[i], ours[i], theirs[i])
+
+
+def test_mlx_float32_log2_departs_from_exact_nearest_only_next_to_sqrt2() -> None:
+    amax = np.array(
+        [near_sqrt2_times_448(k, d) for k in (-100, -20, 20, 100) for d in range(-64, 65)],
+        dtype=np.float32,
+    )
+    ours = smx.quantize(amax, smx.scaled_dtype("E4M3", block=1), scale_rule="nearest")
+    ours_e = ours.scales.view(np.uint8).astype(np.int64) - 127
+    ratio = amax / np.float32(448)
+    differ = ours_e != mlx_float32_round_log2(ratio)
+    assert 0 < differ.sum() < 0.5 * differ.size  # a few float32 steps either side of sqrt(2)
+    log2 = np.log2(ratio[differ].astype(np.float64))
+    assert (np.abs(log2 - (np.floor(log2) + 0.5)) < 101 * 2.0**-22).all()
