@@ -574,7 +574,8 @@ def dequantize(
         plane's dtype, or a ``Quantized`` comes with a third positional argument.
     ValueError
         If the format is not an MX floating-point format, ``elements`` has no
-        dimension, or the shapes of the planes do not match.
+        dimension, the shapes of the planes do not match, or a packed plane's
+        blocked axis is not a whole number of packed groups (3 bytes for FP6).
     numpy.exceptions.AxisError
         If ``axis`` is out of range.
 
