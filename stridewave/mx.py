@@ -57,7 +57,7 @@ the element type's largest magnitude ``largest`` is rounded once to float32:
 ``"ceil"``
     ``r = amax / largest`` (a division), then ``ceil(log2(r))`` exactly. JAX's
     ``cast_to_e8m0_with_rounding_up`` in ``jax/_src/cudnn/scaled_matmul_stablehlo.py``
-    (``jax.nn.scaled_matmul``), and ``mx.quantize(mode="mxfp8" | "mxfp4")`` of MLX
+    (``jax.nn.scaled_dot_general``), and ``mx.quantize(mode="mxfp8" | "mxfp4")`` of MLX
     0.32.4 (measured on its CPU device).
 ``"nearest"``
     ``r = amax / largest``, then ``round(log2(r))``, evaluated exactly (``r``'s
