@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
 
@@ -30,8 +31,12 @@ MODES = {"mxfp4": "E2M1", "mxfp8": "E4M3"}
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _cpu_device() -> None:
+def _cpu_device() -> Iterator[None]:
+    """Run on MLX's CPU device (the one whose quantize these tests pin), then restore."""
+    before = mx.default_device()
     mx.set_default_device(mx.cpu)
+    yield
+    mx.set_default_device(before)
 
 
 def mlx_quantize(w: np.ndarray, mode: str) -> tuple[np.ndarray, np.ndarray]:
