@@ -22,7 +22,7 @@ PAGES = [
 
 
 #: Pages whose examples need an optional dependency (an extra), by the module it gives.
-NEEDS: dict[str, str] = {"dask.md": "dask"}
+NEEDS: dict[str, str] = {"dask.md": "dask", "microscaling.md": "mlx.core"}
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])

@@ -294,7 +294,7 @@ def format_needs_0d(format_spec: str, shape: tuple[int, ...]) -> str:
     """Return the message for a format specification given to an array of several values."""
     return (
         f"format spec {format_spec!r} applies to one value, but the array has shape {shape}; "
-        "format its elements one at a time (f\"{float(x[i]):...}\") or a 0-d array."
+        'format its elements one at a time (f"{float(x[i]):...}") or a 0-d array.'
     )
 
 
