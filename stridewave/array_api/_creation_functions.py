@@ -97,16 +97,8 @@ def full(shape: Any, fill_value: Any, *, dtype: Any = None, device: Any = None) 
 
 
 def _check_fill(value: object, dtype: DType) -> None:
-    if isinstance(value, Tensor):
-        return
-    if (
-        isinstance(value, int)
-        and not isinstance(value, bool)
-        and _dtypes.isdtype(dtype, "integral")
-    ):
-        info = _dtypes.iinfo(dtype)
-        if not info.min <= value <= info.max:
-            raise OverflowError(_messages.fill_out_of_range(value, dtype))
+    if not isinstance(value, Tensor):
+        _dtypes.check_scalar(value, dtype)
 
 
 def _like_device(x: Any, device: object) -> Device:

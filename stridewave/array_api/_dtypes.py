@@ -16,6 +16,7 @@ floating dtype give NumPy's answer (``int32`` with ``float32`` is ``float64``,
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -171,6 +172,59 @@ def _scalar_fits(scalar: object, dtype: DType) -> bool:
     if isinstance(scalar, float):
         return dtype in _KINDS["real floating"] or dtype in _KINDS["complex floating"]
     return dtype in _KINDS["real floating"] or dtype in _KINDS["complex floating"]
+
+
+def check_scalar(value: object, dtype: DType) -> None:
+    """Refuse a Python scalar that ``dtype`` cannot hold: one rule for writes and fills.
+
+    ``x[k] = value`` and ``full(shape, value, dtype=dtype)`` follow it on every device,
+    as ``asarray`` does: an int outside the integer dtype's range, and a finite float
+    beyond float32's, raise ``OverflowError``; a NaN or an infinity written into an
+    integer dtype raises ``ValueError`` (NumPy's ``int(nan)``). A finite float into an
+    integer dtype is truncated, as NumPy's assignment does (the reference's leniency;
+    CONTRACT section 9, version 3).
+
+    Parameters
+    ----------
+    value : object
+        The scalar (Python or NumPy); anything else passes unchecked.
+    dtype : DType
+        The dtype of the array written or made.
+
+    Raises
+    ------
+    OverflowError
+        If the value does not fit ``dtype``'s range.
+    ValueError
+        If a NaN or an infinity is written into an integer dtype.
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return
+    integral = dtype in _KINDS["integral"]
+    if isinstance(value, (int, np.integer)):
+        if integral:
+            info = np.iinfo(_TO_NUMPY[dtype])
+            if not info.min <= int(value) <= info.max:
+                raise OverflowError(_messages.fill_out_of_range(value, dtype))
+        return
+    if isinstance(value, (float, np.floating)):
+        number = float(value)
+        if integral:
+            if not math.isfinite(number):
+                raise ValueError(_messages.nonfinite_into_integer(value, dtype))
+            info = np.iinfo(_TO_NUMPY[dtype])
+            if not info.min <= int(number) <= info.max:
+                raise OverflowError(_messages.fill_out_of_range(value, dtype))
+        elif (
+            dtype in (float32, _COMPLEX[0])
+            and abs(number) > _FLOAT32_LIMIT
+            and math.isfinite(number)
+        ):
+            raise OverflowError(_messages.float32_overflow(value, value))
+
+
+#: The smallest magnitude that rounds to infinity in float32 (2**128 - 2**103).
+_FLOAT32_LIMIT: Final = float(2**128 - 2**103)
 
 
 def result_type(*arrays_and_dtypes: object) -> DType:

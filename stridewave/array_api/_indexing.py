@@ -27,7 +27,7 @@ from stridewave.array_api._array import (
 )
 from stridewave.array_api._backend import contiguous_layout, strided_layout
 from stridewave.array_api._device import Device
-from stridewave.array_api._dtypes import as_dtype, isdtype, result_type
+from stridewave.array_api._dtypes import as_dtype, check_scalar, isdtype, result_type
 from stridewave.array_api._messages import DeviceMismatch
 from stridewave.dtypes import DType
 from stridewave.tensor import Tensor
@@ -186,15 +186,22 @@ def _value_for(x: Array, value: object) -> Any:
     if isinstance(value, Tensor):
         if device_of(value) is not device:
             raise DeviceMismatch(_messages.assign_from_other_device(device_of(value), device))
-        if result_type(as_dtype(value.dtype), dtype) is not dtype:
+        given = as_dtype(value.dtype)
+        if result_type(given, dtype) is not dtype and not (
+            # (real floating values into an integer array truncate, as NumPy's
+            # assignment does: the reference's leniency, CONTRACT section 9 version 3)
+            isdtype(given, "real floating") and isdtype(dtype, "integral")
+        ):
             raise TypeError(_messages.assign_loses_information(value.dtype, dtype))
         return backend.astype(read(value, device), dtype)
+    check_scalar(value, dtype)
     if isinstance(value, (bool, np.bool_)):
         ok = True
     elif isinstance(value, (int, np.integer)):
         ok = dtype is not DType.Bool
     elif isinstance(value, (float, np.floating)):
-        ok = isdtype(dtype, ("real floating", "complex floating"))
+        # (a float into an integer array truncates, as NumPy's assignment does)
+        ok = dtype is not DType.Bool
     elif isinstance(value, (complex, np.complexfloating)):
         ok = isdtype(dtype, "complex floating")
     else:

@@ -324,6 +324,14 @@ def fill_out_of_range(value: object, dtype: object = "int32") -> str:
     return f"fill value {value} is out of the {dtype_text(dtype)} range; ask for a wider dtype."
 
 
+def nonfinite_into_integer(value: object, dtype: object) -> str:
+    """Return the message for a NaN or an infinity written into an integer array."""
+    return (
+        f"cannot write {value!r} into a {dtype_text(dtype)} array: integers have no NaN or "
+        "infinity. Use a floating array (xp.astype(x, xp.float64)), or replace the value first."
+    )
+
+
 def copy_needed(wanted: DType, target: object, dtype: DType, device: object) -> str:
     """Return the message for ``asarray(copy=False)`` of a Tensor that needs a copy."""
     return (

@@ -325,6 +325,9 @@ def eye(n_rows: int, n_cols: int | None = None, k: int = 0, dtype: Any = None) -
 
 
 def full(shape: Any, fill_value: Any, dtype: Any = None) -> Any:
+    # (MLX keeps a float fill's float32 even when given an integer dtype)
+    if dtype is not None and not isinstance(fill_value, mx.array):
+        fill_value = mx.array(fill_value, dtype=dtype)
     return mx.full(shape, fill_value, dtype=dtype)
 
 
