@@ -221,12 +221,13 @@ def missing_init(cls_name: str) -> str:
     )
 
 
-def unpickle_unknown(kind: object, name: object) -> str:
+def unpickle_unknown(kind: object, name: object, fix: str | None = None) -> str:
     """Explain: unpickling a name the receiving process has not registered."""
+    if fix is None:
+        fix = "Register the same definition (same name and structure) before unpickling."
     return (
         f"cannot unpickle {kind} dtype {name!r}: no dtype of that name is registered in "
-        "this process. Register the same definition (same name and structure) before "
-        "unpickling."
+        f"this process. {fix}"
     )
 
 

@@ -27,7 +27,6 @@ from typing_extensions import Self, override
 from stridewave._integers import as_integer
 from stridewave.dtypes import _messages, _registry
 from stridewave.dtypes._pickle import (
-    RESOLVERS,
     pickled_by_distributed,
     reconstruct_dtype,
     reconstruct_on_worker,
@@ -698,9 +697,7 @@ class DType(metaclass=DTypeMeta):
         tuple
             ``(reconstruct_dtype, (kind, name, structure))``; unpickling returns the
             receiving process's registered identity (spec: "Pickle reconstruction
-            preserves receiving-process identity"). The array API standard's extension
-            dtypes name a resolver that registers them in the receiving process first
-            (:mod:`stridewave.dtypes._standard`).
+            preserves receiving-process identity").
 
         Raises
         ------
@@ -711,10 +708,9 @@ class DType(metaclass=DTypeMeta):
         if why is not None:
             raise TypeError(_messages.cannot_pickle(type(self).__name__, why))
         args = (self._sw_kind, self._sw_name, self._sw_structure)
-        resolvers = RESOLVERS.get(self, (reconstruct_dtype, reconstruct_on_worker))
         if pickled_by_distributed():  # a Dask worker resolves it at first use
-            return (resolvers[1], args)
-        return (resolvers[0], args)
+            return (reconstruct_on_worker, args)
+        return (reconstruct_dtype, args)
 
     def __reduce_ex__(self, protocol: t.SupportsIndex) -> tuple[object, ...]:
         """Return :meth:`__reduce__`'s recipe for every pickle protocol.
