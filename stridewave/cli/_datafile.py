@@ -273,7 +273,11 @@ def _load_npz(path: Path) -> Table:
     except (ValueError, OSError, EOFError, zipfile.BadZipFile, KeyError) as exc:
         if isinstance(exc, DataFileError):
             raise
-        raise DataFileError(f"{path}: not a readable .npz file ({exc})") from None
+        raise DataFileError(
+            f"{path}: not a readable .npz file ({exc}); give an archive saved with "
+            "numpy.savez(path, values) or numpy.savez_compressed, or the array itself as a "
+            ".npy file (numpy.save)"
+        ) from None
     return _as_table(array, source)
 
 
@@ -429,7 +433,12 @@ def _read_csv(text_source: Path | str, source: str) -> Table:
         ) from None
     except (pd.errors.ParserError, ValueError, UnicodeDecodeError) as exc:
         why = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
-        raise DataFileError(f"{source}: not a readable CSV file ({printable(why)})") from None
+        raise DataFileError(
+            f"{source}: not a readable CSV file ({printable(why)}); give a text file of "
+            "comma-separated numbers, one row per line with the same number of fields in "
+            "each (an optional header row of names, # comment lines), e.g. saved with "
+            "numpy.savetxt(path, values, delimiter=',') or DataFrame.to_csv(path, index=False)"
+        ) from None
     if frame.shape[0] == 0:
         raise DataFileError(f"{source}: the CSV file has a header but no rows of numbers")
     names = [str(c) if layout.header or layout.names else f"col{c}" for c in frame.columns]

@@ -17,6 +17,7 @@ Spec: dtype-descriptors, "Every dtype has one registered descriptor identity",
 
 from __future__ import annotations
 
+import difflib
 import typing as t
 import weakref
 from typing import TYPE_CHECKING, ClassVar, Final
@@ -212,6 +213,30 @@ class DTypeMeta(type):
         if cls in _MODEL_CLASSES or _is_owned(cls, attr):
             raise AttributeError(_messages.frozen_class(cls.__qualname__, attr))
         super().__delattr__(attr)
+
+    if not TYPE_CHECKING:  # (type checkers keep flagging unknown DType attributes)
+
+        def __getattr__(cls, attr: str) -> object:
+            # Only a missing class attribute gets here: suggest the registered name meant
+            # (``DType.float32`` -> ``DType.Float32``). Private names (lookups with a
+            # default, protocol probes) fail plainly, at no cost.
+            if attr.startswith("_"):
+                raise AttributeError(
+                    f"type object {cls.__name__!r} has no attribute {attr!r}", name=attr, obj=cls
+                )
+            names = {d.name: d for d in _registry.snapshot()}
+            lowered = {n.lower(): n for n in names}
+            close = (
+                [attr.lower()]
+                if attr.lower() in lowered  # the same name in another case: that one alone
+                else difflib.get_close_matches(attr.lower(), list(lowered), n=2, cutoff=0.75)
+            )
+            spellings = []
+            for low in close:
+                name = lowered[low]
+                in_namespace = type.__getattribute__(DType, "__dict__").get(name) is names[name]
+                spellings.append(f"DType.{name}" if in_namespace else f"DType.from_name({name!r})")
+            raise AttributeError(_messages.no_dtype_attribute(cls.__name__, attr, spellings))
 
 
 def _state(obj: object) -> str | None:
