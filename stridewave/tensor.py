@@ -50,6 +50,88 @@ def _check_fits(carrier: Carrier, layout: Layout, offset: int) -> None:
         )
 
 
+def _unpickle_error(
+    kind: str, what: str, given: object, expected: str, *, shown: str | None = None
+) -> ValueError:
+    """Return the error of a refused pickle: ``given`` by type and repr (or ``shown``)."""
+    text = f"{type(given).__name__} {given!r}" if shown is None else shown
+    return ValueError(
+        f"cannot unpickle a stridewave {kind}: its {what} is {text}, expected {expected}. "
+        "The pickle was not made by this version of stridewave, or was altered; nothing "
+        "was built."
+    )
+
+
+def check_pickled_view(carrier: object, layout: object, offset: object, *, kind: str) -> None:
+    """Validate a pickled single-subtensor view before anything is built (CONTRACT 7).
+
+    Parameters
+    ----------
+    carrier : object
+        Must be a live :class:`~stridewave.carriers.Carrier`.
+    layout : object
+        Must be a :class:`~stridewave.Layout`.
+    offset : object
+        Must be an ``int`` (not ``bool``) ``>= 0``.
+    kind : str
+        What is unpickled (``"Tensor"``, ``"Array"``), for the message.
+
+    Raises
+    ------
+    ValueError
+        On the first part that does not hold, naming it, what it was and what was
+        expected; also when a slot the view addresses is outside the carrier.
+    """
+    if not isinstance(carrier, Carrier):
+        raise _unpickle_error(kind, "carrier", carrier, "a stridewave Carrier")
+    if not isinstance(layout, Layout):
+        raise _unpickle_error(kind, "layout", layout, "a stridewave Layout")
+    if type(offset) is not int or offset < 0:
+        raise _unpickle_error(kind, "offset", offset, "an int >= 0", shown=repr(offset))
+    if carrier.is_released():
+        raise _unpickle_error(kind, "carrier", carrier, "a live carrier")
+    if layout.size == 0:
+        return
+    size = carrier.size()
+    low, high = offset + layout.min_index, offset + layout.max_index
+    if low < 0 or high >= size:
+        raise _unpickle_error(
+            kind,
+            f"view (offset {offset}, {layout!r})",
+            None,
+            f"slots within the carrier's [0, {size}) of {carrier!r}",
+            shown=f"slots [{low}, {high}]",
+        )
+
+
+def _rebuild_tensor(carrier: Any, layout: Any, offset: Any) -> Tensor:
+    """Unpickle a single-subtensor Tensor (see ``Tensor.__reduce__``); ValueError if bad."""
+    check_pickled_view(carrier, layout, offset, kind="Tensor")
+    return Tensor(carrier, layout, offset=offset)
+
+
+def _rebuild_compound(dtype: object, subtensors: object) -> Tensor:
+    """Unpickle a compound Tensor (see ``Tensor.__reduce__``); ValueError if bad."""
+    if not isinstance(dtype, CompoundDType):
+        raise _unpickle_error("Tensor", "dtype", dtype, "a CompoundDType")
+    planes = dtype.planes
+    if (
+        type(subtensors) is not tuple
+        or len(subtensors) != len(planes)
+        or not all(
+            type(sub) is Tensor and sub._carrier is not None and sub._dtype is plane
+            for sub, plane in zip(subtensors, planes, strict=False)
+        )
+    ):
+        raise _unpickle_error(
+            "Tensor",
+            "subtensors",
+            subtensors,
+            f"one Tensor per plane of {dtype!r}, of dtypes {planes!r}",
+        )
+    return Tensor.compound(dtype, subtensors)
+
+
 class Tensor(TensorView):
     """A typed, strided view of carrier storage.
 
@@ -242,6 +324,70 @@ class Tensor(TensorView):
     def subtensors(self) -> tuple[Tensor, ...]:
         """The single-subtensor views: ``(self,)``, or one per plane if compound."""
         return self._subtensors or (self,)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle as the parts the constructor takes; unpickling checks them.
+
+        Returns
+        -------
+        tuple
+            ``(rebuild, (carrier, layout, offset))``, or for a compound Tensor
+            ``(rebuild, (dtype, subtensors))``. Unpickling an altered recipe raises
+            ``ValueError`` naming the part, what it was and what was expected (a view
+            outside its carrier, an offset that is not an ``int >= 0``, a subtensor
+            that is not its plane's), before anything is built.
+        """
+        if self._carrier is None:
+            return (_rebuild_compound, (self._dtype, self._subtensors))
+        return (_rebuild_tensor, (self._carrier, self._layout, self._offset))
+
+    def __setstate__(self, state: object) -> None:
+        """Restore a Tensor pickled as its slots (Python's default recipe), checked.
+
+        Parameters
+        ----------
+        state : tuple
+            ``(None, slots)``: the slot values by name.
+
+        Raises
+        ------
+        ValueError
+            If the state is not a Tensor's slots, a slot does not hold what the
+            constructor would have made (the carrier's dtype, a view inside the
+            carrier, ``()`` for a simple Tensor's subtensors), or the object is a
+            subclass with its own recipe (an Array).
+        """
+        kind = type(self).__name__
+        if type(self).__reduce__ is not Tensor.__reduce__:
+            raise _unpickle_error(kind, "state", state, f"the recipe of {kind}.__reduce__")
+        names = set(Tensor.__slots__)
+        if not (
+            type(state) is tuple
+            and len(state) == 2
+            and state[0] is None
+            and type(state[1]) is dict
+            and set(state[1]) == names
+        ):
+            raise _unpickle_error(kind, "state", state, f"(None, a dict of {sorted(names)})")
+        slots = state[1]
+        carrier, dtype, subtensors = slots["_carrier"], slots["_dtype"], slots["_subtensors"]
+        if carrier is None:
+            if slots["_layout"] is not None or slots["_offset"] != 0:
+                raise _unpickle_error(
+                    kind, "layout and offset", (slots["_layout"], slots["_offset"]), "(None, 0)"
+                )
+            built = _rebuild_compound(dtype, subtensors)
+        else:
+            check_pickled_view(carrier, slots["_layout"], slots["_offset"], kind=kind)
+            if dtype is not carrier.dtype():
+                raise _unpickle_error(
+                    kind, "dtype", dtype, f"the carrier's dtype {carrier.dtype()!r}"
+                )
+            if subtensors != ():
+                raise _unpickle_error(kind, "subtensors", subtensors, "() for a simple Tensor")
+            built = Tensor(carrier, slots["_layout"], offset=slots["_offset"])
+        for name in Tensor.__slots__:
+            object.__setattr__(self, name, object.__getattribute__(built, name))
 
     def __repr__(self) -> str:
         if self._carrier is None:

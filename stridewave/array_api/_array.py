@@ -38,7 +38,7 @@ from stridewave.carriers._messages import dtype_text
 from stridewave.carriers._protocols import _caller_module
 from stridewave.dtypes import DType
 from stridewave.layout import Layout
-from stridewave.tensor import Tensor
+from stridewave.tensor import Tensor, check_pickled_view
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -57,8 +57,17 @@ __all__ = [
 
 
 def _rebuild(carrier: Any, layout: Layout, offset: int) -> Array:
-    """Unpickle an Array: the same geometry on the unpickled carrier, on its device."""
-    return Array._new((carrier, layout, offset, None), carrier_device(carrier))
+    """Unpickle an Array: the same geometry on the unpickled carrier, on its device.
+
+    Checked first (:func:`~stridewave.tensor.check_pickled_view`): an altered pickle
+    raises ``ValueError`` naming the part, what it was and what was expected.
+    """
+    check_pickled_view(carrier, layout, offset, kind="Array")
+    try:
+        device = carrier_device(carrier)
+    except TypeError as exc:
+        raise ValueError(f"cannot unpickle a stridewave Array: {exc}") from None
+    return Array._new((carrier, layout, offset, None), device)
 
 
 def _one_slice(x: Array, key: slice) -> Array | None:
@@ -681,7 +690,9 @@ class Array(Tensor):
     def __repr__(self) -> str:
         try:
             values = np.array2string(host_values(self, self._device), separator=", ")
-        except (RuntimeError, IndexError):
+        except RuntimeError:
+            if not self._carrier.is_released():
+                raise
             values = "<released>"
         return f"Array({values}, dtype={dtype_text(self.dtype)}, device={self._device!r})"
 

@@ -18,6 +18,22 @@ from stridewave.array_api._device import (
 __all__ = ["Info", "__array_namespace_info__"]
 
 
+def _runnable(device: object, what: str) -> Device:
+    """Return the device asked about (the default if None); RuntimeError if Metal cannot run."""
+    target = default_device() if device is None else as_device(device)
+    if target is METAL_DEVICE:
+        from stridewave.carriers._metal import metal_runtime
+
+        runs, why = metal_runtime()
+        if not runs:
+            raise RuntimeError(
+                f"cannot give the {what} of Device('Metal'): Metal cannot run here ({why}). "
+                "Fix that, or ask about a device that devices() lists (Device('CPU') stores "
+                "all thirteen dtypes)."
+            )
+    return target
+
+
 class Info:
     """The inspection object the array API standard asks for (``__array_namespace_info__``)."""
 
@@ -73,8 +89,14 @@ class Info:
             ``"indexing"``: the computing library's own defaults, NumPy's on the host
             devices (float64, complex128, int64, int64), MLX's on Metal (float32,
             complex64, int32, int32). CONTRACT section 9.
+
+        Raises
+        ------
+        RuntimeError
+            If ``device`` is Metal and Metal cannot run here; the message says why and
+            how to fix it.
         """
-        target = default_device() if device is None else as_device(device)
+        target = _runnable(device, "default dtypes")
         return dict(target.backend.default_dtypes())
 
     def dtypes(self, *, device: object = None, kind: Any = None) -> dict[str, Any]:
@@ -98,8 +120,11 @@ class Info:
         ------
         ValueError
             If ``kind`` is a string that names no kind, or ``device`` no device.
+        RuntimeError
+            If ``device`` is Metal and Metal cannot run here; the message says why and
+            how to fix it.
         """
-        target = default_device() if device is None else as_device(device)
+        target = _runnable(device, "dtypes")
         stored = target.backend.dtypes()
         return {
             name: dtype

@@ -19,7 +19,9 @@ followed); names are exact ``str``. A carrier's file holds ``size * 4`` bytes: s
 The file is removed when the carrier is released, when it is garbage collected
 (``weakref.finalize``), and at interpreter exit; the directory is removed at exit
 (``atexit``, and ``multiprocessing``'s exit finalizers for a multiprocessing child,
-which leaves through ``os._exit``). Only the process that created a file or the
+which leaves through ``os._exit``). A directory made while the exit hooks run (by a
+hook registered before ``import stridewave``, which runs after ours) works as any; it
+is removed when this module is torn down, after every exit hook (:class:`_Reaper`). Only the process that created a file or the
 directory deletes it. A FileBacked inherited by a forked child copies its values into
 the child's own session directory on the child's first mutation or move, so the
 child never writes, resizes or truncates the parent's file.
@@ -85,7 +87,7 @@ _MAX_BYTES: Final = 2**63 - 1
 class _Session:
     """One process's session directory: path, an fd on it, and the fd holding its lock."""
 
-    __slots__ = ("closed", "fd", "lock_fd", "path", "pid", "transient")
+    __slots__ = ("closed", "fd", "lock_fd", "path", "pid")
 
     def __init__(self, path: str, fd: int, lock_fd: int) -> None:
         self.path = path
@@ -93,7 +95,6 @@ class _Session:
         self.lock_fd = lock_fd
         self.pid = os.getpid()
         self.closed = False
-        self.transient = False  # made during shutdown: emptied and removed at once
 
     def usable(self) -> bool:
         """Whether new files may go here: ours, open, still named ``path``, not deleted."""
@@ -124,8 +125,49 @@ _lock = threading.Lock()  # guards _session and _swept (reset in a forked child)
 _session: _Session | None = None
 _swept = False
 _shutting_down = False
-#: Sessions made during shutdown, by path, until the storage made in them is mapped.
-_transient: dict[str, _Session] = {}
+
+
+class _Reaper:
+    """Removes every session directory this process made when the module is torn down.
+
+    ``atexit`` never runs a hook registered while the hooks run, so a session made by
+    an exit hook (one registered before ``import stridewave`` runs after ours) has no
+    hook of its own. Interpreter finalization drops this module's globals after every
+    exit hook has run; this object's ``__del__`` then removes the directories still
+    there (a no-op for those the exit hooks removed, and in a forked child for the
+    parent's). By then module globals may be gone, so it uses only the system calls it
+    captured when it was made. Files still mapped stay readable and writable in memory.
+    """
+
+    __slots__ = ("_calls", "sessions")
+
+    def __init__(self) -> None:
+        self.sessions: list[_Session] = []
+        self._calls = (os.getpid, os.fstat, os.lstat, os.listdir, os.unlink, os.rmdir, os.close)
+
+    def __del__(self) -> None:
+        getpid, fstat, lstat, listdir, unlink, rmdir, close = self._calls
+        for session in self.sessions:
+            if session.closed:
+                continue
+            session.closed = True
+            try:
+                if session.pid == getpid():
+                    held, named = fstat(session.fd), lstat(session.path)
+                    if (held.st_dev, held.st_ino) == (named.st_dev, named.st_ino):
+                        for name in listdir(session.fd):  # files only: the layout is flat
+                            unlink(name, dir_fd=session.fd)
+                        rmdir(session.path)
+            except OSError:
+                pass
+            for fd in (session.lock_fd, session.fd):
+                try:  # (contextlib may be gone by now)  # noqa: SIM105
+                    close(fd)
+                except OSError:
+                    pass
+
+
+_reaper = _Reaper()
 #: Live FileBacked carriers, so that a forked child can close their fast paths.
 _live: weakref.WeakSet[FileBacked] = weakref.WeakSet()
 
@@ -162,16 +204,15 @@ def _at_exit(session: _Session) -> None:
 
 
 def _exit_started() -> None:
-    """Exit hook registered at import: from here on, new storage is made transient.
+    """Exit hook registered at import: from here on, a new session is the reaper's alone.
 
     ``atexit`` runs its hooks last registered first, so this one runs before every
     hook registered before ``import stridewave``. Such a hook may make a FileBacked
     after every cleanup hook of ours has run (or before any was registered: a
-    session directory made during ``atexit`` registers hooks that never run), so
-    from now on a new session directory is transient: its file is unlinked as soon
-    as it is mapped, and the directory removed at once. Hooks registered after the
-    import run before this one; a session they make is removed by
-    ``multiprocessing``'s exit hook, which runs after this one.
+    session directory made during ``atexit`` registers hooks that never run); its
+    session is removed by :class:`_Reaper` when the module is torn down. Hooks
+    registered after the import run before this one; a session they make is removed
+    by ``multiprocessing``'s exit hook, which runs after this one.
     """
     global _shutting_down
     _shutting_down = True
@@ -297,11 +338,10 @@ def _current_session() -> _Session:
             _swept = True
             sweep_stale_sessions()
         session = _new_session()
-        if _shutting_down or sys.is_finalizing():
-            session.transient = True  # not registered: the caller removes it at once
-            _transient[session.path] = session
-            return session
         _session = session
+        _reaper.sessions.append(session)  # whatever runs at exit, the teardown removes it
+        if _shutting_down or sys.is_finalizing():
+            return session  # exit hooks registered now never run
         atexit.register(_at_exit, session)
         # multiprocessing children leave through os._exit after running only
         # multiprocessing's own finalizers: register there as well.
@@ -330,21 +370,7 @@ def session_directory() -> str:
     return _current_session().path
 
 
-def _settle_owned(path: str) -> None:
-    """After an NpyFile mapped its owned file: in a transient session, remove both now."""
-    with _lock:
-        session = _session
-    if session is not None and os.path.dirname(path) == session.path:
-        return  # the registered session: its own cleanup removes the file
-    directory = os.path.dirname(path)
-    transient = _transient.pop(directory, None)
-    if transient is not None:
-        with contextlib.suppress(OSError):
-            os.unlink(path)
-        transient.close()
-
-
-SESSION_DIRECTORY[:] = [session_directory, _settle_owned]  # NpyFile's owned files too
+SESSION_DIRECTORY[:] = [session_directory]  # NpyFile's owned files too
 
 
 def _reserve(fd: int, old_bytes: int, new_bytes: int) -> None:
@@ -594,10 +620,6 @@ class FileBacked(_ArrayCarrier):
         if old is not None:
             old.detach()  # the previous file is another process's (fork) or replaced
         _live.add(self)
-        if session.transient:  # made during shutdown: leave nothing behind
-            _remove_file(session, chosen, pid)
-            _transient.pop(session.path, None)
-            session.close()
 
     @property
     def path(self) -> str:

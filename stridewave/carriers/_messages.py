@@ -129,13 +129,37 @@ def unsupported_dtype(dtype: object, *, carrier: str, accepted: Iterable[object]
     The fix names the carrier kinds that do store the dtype, or says that none does.
     """
     others = [name for name in _kinds_storing(dtype) if name != carrier]
-    fix = (
-        f"Pick one of the accepted dtypes, or a carrier kind that stores it: {', '.join(others)}."
-        if others
-        else f"Pick one of the accepted dtypes, converting the values first (e.g. "
-        f"array.astype(numpy.float32)): no shipped carrier kind stores {dtype_text(dtype)}."
-    )
+    if others:
+        fix = f"Pick one of the accepted dtypes, or a carrier kind that stores it: {', '.join(others)}."
+    else:
+        fix = (
+            f"Pick one of the accepted dtypes, converting the values first (e.g. "
+            f"array.astype(numpy.float32)): no spec carrier kind stores {dtype_text(dtype)}."
+            f"{_standard_storage(dtype, carrier)}"
+        )
     return f"{carrier} storage accepts {_names(accepted)}; got {dtype_text(dtype)}. {fix}"
+
+
+def _standard_storage(dtype: object, carrier: str) -> str:
+    """Where an array API standard dtype no spec carrier stores is stored, or ``""``."""
+    from stridewave.dtypes._standard import numpy_dtype_of
+
+    if not isinstance(dtype, DType):
+        return ""
+    np_dtype = numpy_dtype_of(dtype)
+    if np_dtype is None:
+        return ""
+    extension = (
+        f"{carrier}Extension"
+        if carrier in ("Generic", "CPU", "FileBacked", "Metal")
+        else "CPUExtension"
+    )
+    return (
+        f" To keep {dtype_text(dtype)}, use stridewave.array_api.asarray(values, "
+        f"dtype=stridewave.array_api.{np_dtype.name}) (an Array that stores it), or the "
+        f"extension carrier {extension}(..., dtype={dtype_text(dtype)}) from "
+        f"stridewave.carriers._extension."
+    )
 
 
 def unknown_device(given: object, known: Iterable[str], aliases: dict[str, str]) -> str:

@@ -240,10 +240,9 @@ def _map(path: str, mode: str) -> tuple[npt.NDArray[Any], DType, tuple[int, ...]
     return array, found, shape
 
 
-#: ``carriers._file_backed.session_directory`` and its ``_settle_owned``, registered
-#: by that module (which sits above this one: ``FileBacked.open`` returns an NpyFile).
-#: The first returns the session directory; the second is called with an owned
-#: file's path once it is mapped (during shutdown it removes the file and directory).
+#: ``carriers._file_backed.session_directory``, registered by that module (which sits
+#: above this one: ``FileBacked.open`` returns an NpyFile): it returns the session
+#: directory, whose removal at exit that module owns.
 SESSION_DIRECTORY: list[Callable[..., Any]] = []
 
 
@@ -381,7 +380,6 @@ class NpyFile(_ArrayCarrier):
         except BaseException:
             _remove_owned(path, pid)
             raise
-        SESSION_DIRECTORY[1](path)  # made during shutdown: nothing may outlive the process
         self = cls.__new__(cls)
         self._array = array
         self._path = path
@@ -422,7 +420,6 @@ class NpyFile(_ArrayCarrier):
         except BaseException:
             _remove_owned(path, pid)
             raise
-        SESSION_DIRECTORY[1](path)
         if self._finalizer is not None:
             self._finalizer.detach()  # the parent's file: never unlinked by the child
         self._finalizer = weakref.finalize(self, _remove_owned, path, pid)

@@ -165,8 +165,10 @@ def _date_like_columns(table: npt.NDArray[Any]) -> list[tuple[int, int, int]]:
     )
     dates = np.where(plausible, values, 20_000_101.0).astype(np.int64)
     year, month, day = dates // 10_000, dates // 100 % 100, dates % 100
+    # every timedelta names its unit (NumPy 2.5 deprecates the generic one of a bare int)
     first_of_month = ((year - 1970) * 12 + np.clip(month, 1, 12) - 1).astype("datetime64[M]")
-    length = (first_of_month + 1).astype("datetime64[D]") - first_of_month.astype("datetime64[D]")
+    next_month = (first_of_month + np.timedelta64(1, "M")).astype("datetime64[D]")
+    length = next_month - first_of_month.astype("datetime64[D]")
     calendar = (month >= 1) & (month <= 12) & (day >= 1) & (day <= length.astype(np.int64))
     found = np.flatnonzero(plausible & np.all(calendar, axis=0) & (present.sum(axis=0) >= 2))
     first = np.where(present, dates, np.iinfo(np.int64).max).min(axis=0)
@@ -271,7 +273,11 @@ def _load_npz(path: Path) -> Table:
     except (ValueError, OSError, EOFError, zipfile.BadZipFile, KeyError) as exc:
         if isinstance(exc, DataFileError):
             raise
-        raise DataFileError(f"{path}: not a readable .npz file ({exc})") from None
+        raise DataFileError(
+            f"{path}: not a readable .npz file ({exc}); give an archive saved with "
+            "numpy.savez(path, values) or numpy.savez_compressed, or the array itself as a "
+            ".npy file (numpy.save)"
+        ) from None
     return _as_table(array, source)
 
 
@@ -362,11 +368,17 @@ def _decimal_years(series: Any) -> Any:
     dates = pd.to_datetime(present.astype(np.int64).astype(str), format="%Y%m%d", errors="coerce")
     if dates.isna().any():
         return None
-    start = pd.to_datetime(dates.dt.year.astype(str), format="%Y")
-    length = np.where(dates.dt.is_leap_year, 366.0, 365.0)
-    fraction = (dates - start).dt.total_seconds().to_numpy() / (length * 86_400.0)
+    # Day arithmetic in NumPy with explicit units (NumPy 2.5 deprecates the generic
+    # timedelta unit of bare integers).
+    days = dates.to_numpy().astype("datetime64[D]")
+    year_start = days.astype("datetime64[Y]")
+    start = year_start.astype("datetime64[D]")
+    length = (year_start + np.timedelta64(1, "Y")).astype("datetime64[D]") - start
+    day_of_year = (days - start) / np.timedelta64(1, "D")
     years = pd.Series(np.nan, index=series.index, dtype=np.float64)
-    years[present.index] = dates.dt.year.to_numpy() + fraction
+    years[present.index] = (
+        year_start.astype(np.int64) + 1970 + day_of_year / (length / np.timedelta64(1, "D"))
+    )
     years.attrs["first"] = dates.min().date().isoformat()
     years.attrs["last"] = dates.max().date().isoformat()
     return years
@@ -421,7 +433,12 @@ def _read_csv(text_source: Path | str, source: str) -> Table:
         ) from None
     except (pd.errors.ParserError, ValueError, UnicodeDecodeError) as exc:
         why = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
-        raise DataFileError(f"{source}: not a readable CSV file ({printable(why)})") from None
+        raise DataFileError(
+            f"{source}: not a readable CSV file ({printable(why)}); give a text file of "
+            "comma-separated numbers, one row per line with the same number of fields in "
+            "each (an optional header row of names, # comment lines), e.g. saved with "
+            "numpy.savetxt(path, values, delimiter=',') or DataFrame.to_csv(path, index=False)"
+        ) from None
     if frame.shape[0] == 0:
         raise DataFileError(f"{source}: the CSV file has a header but no rows of numbers")
     names = [str(c) if layout.header or layout.names else f"col{c}" for c in frame.columns]

@@ -563,7 +563,8 @@ def _microscale(columns: npt.NDArray[Any], names: tuple[str, ...], report: Repor
             extras.append(f"{_plural(stats.flushed, 'value')} flushed to zero by the block scale")
         if stats.saturated:
             extras.append(
-                f"{_plural(stats.saturated, 'value')} above the block's largest element, clamped"
+                f"{_plural(stats.saturated, 'value')} too large for the element type, stored as "
+                "its largest value"
             )
         if stats.lost_to_nan:
             extras.append(

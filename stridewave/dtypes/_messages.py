@@ -221,12 +221,13 @@ def missing_init(cls_name: str) -> str:
     )
 
 
-def unpickle_unknown(kind: object, name: object) -> str:
+def unpickle_unknown(kind: object, name: object, fix: str | None = None) -> str:
     """Explain: unpickling a name the receiving process has not registered."""
+    if fix is None:
+        fix = "Register the same definition (same name and structure) before unpickling."
     return (
         f"cannot unpickle {kind} dtype {name!r}: no dtype of that name is registered in "
-        "this process. Register the same definition (same name and structure) before "
-        "unpickling."
+        f"this process. {fix}"
     )
 
 
@@ -248,3 +249,17 @@ def unpickle_mismatch(name: object, found: object, legacy: bool) -> str:
 def cannot_pickle(obj_cls: str, why: str) -> str:
     """Explain: pickling an unfinished or rejected descriptor."""
     return f"cannot pickle this {obj_cls} object: it is {why}, not a registered descriptor."
+
+
+def no_dtype_attribute(cls_name: str, attr: str, spellings: list[str]) -> str:
+    """Explain: a missing descriptor-class attribute, with the registered names meant."""
+    hint = (
+        f"Did you mean {' or '.join(spellings)}? Descriptor names are case-sensitive. "
+        if spellings
+        else ""
+    )
+    return (
+        f"type object {cls_name!r} has no attribute {attr!r}. {hint}The built-in dtypes are "
+        "attributes of DType (DType.Float32, DType.Int8 ...); every registered one, "
+        "extensions included, is DType.from_name(name), and DType.registered() lists them."
+    )

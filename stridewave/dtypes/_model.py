@@ -17,6 +17,7 @@ Spec: dtype-descriptors, "Every dtype has one registered descriptor identity",
 
 from __future__ import annotations
 
+import difflib
 import typing as t
 import weakref
 from typing import TYPE_CHECKING, ClassVar, Final
@@ -27,7 +28,6 @@ from typing_extensions import Self, override
 from stridewave._integers import as_integer
 from stridewave.dtypes import _messages, _registry
 from stridewave.dtypes._pickle import (
-    RESOLVERS,
     pickled_by_distributed,
     reconstruct_dtype,
     reconstruct_on_worker,
@@ -214,6 +214,30 @@ class DTypeMeta(type):
         if cls in _MODEL_CLASSES or _is_owned(cls, attr):
             raise AttributeError(_messages.frozen_class(cls.__qualname__, attr))
         super().__delattr__(attr)
+
+    if not TYPE_CHECKING:  # (type checkers keep flagging unknown DType attributes)
+
+        def __getattr__(cls, attr: str) -> object:
+            # Only a missing class attribute gets here: suggest the registered name meant
+            # (``DType.float32`` -> ``DType.Float32``). Private names (lookups with a
+            # default, protocol probes) fail plainly, at no cost.
+            if attr.startswith("_"):
+                raise AttributeError(
+                    f"type object {cls.__name__!r} has no attribute {attr!r}", name=attr, obj=cls
+                )
+            names = {d.name: d for d in _registry.snapshot()}
+            lowered = {n.lower(): n for n in names}
+            close = (
+                [attr.lower()]
+                if attr.lower() in lowered  # the same name in another case: that one alone
+                else difflib.get_close_matches(attr.lower(), list(lowered), n=2, cutoff=0.75)
+            )
+            spellings = []
+            for low in close:
+                name = lowered[low]
+                in_namespace = type.__getattribute__(DType, "__dict__").get(name) is names[name]
+                spellings.append(f"DType.{name}" if in_namespace else f"DType.from_name({name!r})")
+            raise AttributeError(_messages.no_dtype_attribute(cls.__name__, attr, spellings))
 
 
 def _state(obj: object) -> str | None:
@@ -714,9 +738,7 @@ class DType(metaclass=DTypeMeta):
         tuple
             ``(reconstruct_dtype, (kind, name, structure))``; unpickling returns the
             receiving process's registered identity (spec: "Pickle reconstruction
-            preserves receiving-process identity"). The array API standard's extension
-            dtypes name a resolver that registers them in the receiving process first
-            (:mod:`stridewave.dtypes._standard`).
+            preserves receiving-process identity").
 
         Raises
         ------
@@ -727,10 +749,9 @@ class DType(metaclass=DTypeMeta):
         if why is not None:
             raise TypeError(_messages.cannot_pickle(type(self).__name__, why))
         args = (self._sw_kind, self._sw_name, self._sw_structure)
-        resolvers = RESOLVERS.get(self, (reconstruct_dtype, reconstruct_on_worker))
         if pickled_by_distributed():  # a Dask worker resolves it at first use
-            return (resolvers[1], args)
-        return (resolvers[0], args)
+            return (reconstruct_on_worker, args)
+        return (reconstruct_dtype, args)
 
     def __reduce_ex__(self, protocol: t.SupportsIndex) -> tuple[object, ...]:
         """Return :meth:`__reduce__`'s recipe for every pickle protocol.

@@ -11,8 +11,7 @@ Spec: "Pickle reconstruction preserves receiving-process identity".
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from stridewave.dtypes import _messages, _registry
 from stridewave.dtypes._structure import mentions, same_structure
@@ -23,7 +22,7 @@ if TYPE_CHECKING:
     from stridewave.dtypes._model import DType
 
 __all__ = [
-    "RESOLVERS",
+    "UNKNOWN_NAME_FIXES",
     "UnresolvedDType",
     "pickled_by_distributed",
     "reconstruct_dtype",
@@ -32,11 +31,10 @@ __all__ = [
 
 _DISTRIBUTED_PICKLE = "distributed.protocol.pickle"
 
-#: Descriptors that unpickle through their own resolvers instead of
-#: :func:`reconstruct_dtype` (and :func:`reconstruct_on_worker` on a Dask worker): the
-#: standard extensions, whose resolvers register them in the receiving process first
-#: (:mod:`stridewave.dtypes._standard`). Keyed by identity; filled on registration.
-RESOLVERS: dict[Any, tuple[Callable[..., Any], Callable[..., Any]]] = {}
+#: How to register a name this module knows of but the process has not registered
+#: (filled by :mod:`stridewave.dtypes._standard` for the standard's extensions): the
+#: fix that the ``LookupError`` of :func:`reconstruct_dtype` names.
+UNKNOWN_NAME_FIXES: dict[str, str] = {}
 
 
 def reconstruct_dtype(kind: object, name: object, structure: object) -> DType:
@@ -67,7 +65,8 @@ def reconstruct_dtype(kind: object, name: object, structure: object) -> DType:
     """
     found = _registry.lookup(name) if type(name) is str else None
     if found is None:
-        raise LookupError(_messages.unpickle_unknown(kind, name))
+        fix = UNKNOWN_NAME_FIXES.get(name) if type(name) is str else None
+        raise LookupError(_messages.unpickle_unknown(kind, name, fix))
     if found._sw_kind != kind or not same_structure(found.structure(), structure):
         legacy = mentions(structure, "opaque_storage")
         raise ValueError(_messages.unpickle_mismatch(name, found, legacy))

@@ -22,12 +22,14 @@ namespace calls it when it is first imported); a name already registered with th
 same structure is reused, and one registered with another structure makes the call
 fail with ``ValueError`` before anything is registered.
 
-Pickling: once registered, these descriptors pickle through :func:`resolve_standard`
-(and, to a Dask worker, :func:`resolve_standard_on_worker`), which registers the
-standard extensions in the receiving process first, so a fresh process unpickles them
-without importing anything; a receiving process that registered one of these names
-with another structure still refuses with ``ValueError`` (spec: "Pickle reconstruction
-preserves receiving-process identity").
+Pickling: these descriptors pickle as every descriptor does (spec: "Pickle
+reconstruction preserves receiving-process identity"): unpickling returns the receiving
+process's registered identity, raises ``LookupError`` where the name is not registered
+(a fresh process that has not imported :mod:`stridewave.array_api`), and ``ValueError``
+where it is registered with another structure; either refusal registers nothing. An
+Array or an extension carrier of them still unpickles anywhere: its pickle imports the
+module that registers them before the descriptor is read. :func:`resolve_standard` and
+:func:`resolve_standard_on_worker` resolve pickles that name them, by the same rules.
 """
 
 from __future__ import annotations
@@ -103,6 +105,14 @@ EXTENSION_NAMES: Final[tuple[str, ...]] = (
     *(e.name for e in _TABLE if e.name not in _BUILTIN),
 )
 
+_pickle.UNKNOWN_NAME_FIXES.update(
+    dict.fromkeys(
+        EXTENSION_NAMES,
+        "It is one of the array API standard's dtypes: import stridewave.array_api (or "
+        "call stridewave.dtypes.register_standard_dtypes()) before unpickling it.",
+    )
+)
+
 
 def _expected(name: str) -> tuple[str, Structure]:
     """Return ``(kind, structure)`` a standard extension ``name`` must have."""
@@ -157,8 +167,8 @@ def _register(names: tuple[str, ...]) -> None:
                 raise ValueError(_clash(found, name))
             present[name] = found
         for name in names:
-            descriptor = present.get(name) or _build(name)
-            _pickle.RESOLVERS[descriptor] = (resolve_standard, resolve_standard_on_worker)
+            if name not in present:
+                _build(name)
 
 
 def register_standard_dtypes() -> Mapping[str, DType]:
@@ -278,20 +288,12 @@ def standard_dtype_for_numpy(np_dtype: np.dtype[np.generic]) -> DType | None:
     return None
 
 
-def _dependencies(name: object) -> tuple[str, ...]:
-    entry = _BY_NAME.get(name) if type(name) is str else None
-    if name == COMPLEX_CATEGORY:
-        return (COMPLEX_CATEGORY,)
-    if entry is None or entry.name in _BUILTIN:
-        return ()
-    return (COMPLEX_CATEGORY, entry.name) if entry.supertype == COMPLEX_CATEGORY else (entry.name,)
-
-
 def resolve_standard(kind: object, name: object, structure: object) -> DType:
-    """Unpickle a standard extension: register it here if needed, then resolve it.
+    """Unpickle a pickle that names this resolver: the registered identity, or refuse.
 
-    The pickle recipe of the standard extensions; its import path is part of the
-    pickle format.
+    Its import path is part of the pickle format. It registers nothing (spec: "If the
+    name is not registered in the receiving process, deserialization SHALL fail with
+    LookupError").
 
     Parameters
     ----------
@@ -309,20 +311,19 @@ def resolve_standard(kind: object, name: object, structure: object) -> DType:
 
     Raises
     ------
-    ValueError
-        If ``name`` is registered here with another structure (the registration or the
-        structure comparison refuses), as :func:`~stridewave.dtypes._pickle.reconstruct_dtype`.
     LookupError
-        If ``name`` is not one of the standard extensions and is not registered here.
+        If ``name`` is not registered here (import :mod:`stridewave.array_api`, or call
+        :func:`register_standard_dtypes`, before unpickling a bare descriptor).
+    ValueError
+        If ``name`` is registered here with another kind or structure.
     """
-    _register(_dependencies(name))
     return reconstruct_dtype(kind, name, structure)
 
 
 def resolve_standard_on_worker(
     kind: object, name: object, structure: object
 ) -> DType | UnresolvedDType:
-    """Unpickle a standard extension sent by Dask's ``distributed``: register, then resolve.
+    """Unpickle, inside Dask's ``distributed``, a pickle that names this resolver.
 
     Parameters
     ----------
@@ -337,10 +338,7 @@ def resolve_standard_on_worker(
     -------
     DType or UnresolvedDType
         The registered identity, or a stand-in whose every use raises the
-        ``ValueError`` a clash raised (the worker's connection stays up).
+        ``LookupError``/``ValueError`` :func:`resolve_standard` raises (the worker's
+        connection stays up); it registers nothing.
     """
-    try:
-        _register(_dependencies(name))
-    except ValueError as exc:
-        return UnresolvedDType(exc)
     return reconstruct_on_worker(kind, name, structure)

@@ -439,11 +439,22 @@ _LATE_STORAGE = """
 def late():
     import numpy as np
     from stridewave import DType, FileBacked
+    global kept
     f = FileBacked(dtype=DType.Float32).new_like([1.0, 2.0])
-    assert f[1] == 2.0
+    assert f[1] == 2.0 and os.path.exists(f.path)
+    f.resize(5)                                  # storage as any: grow, shrink, flush
+    assert f.size() == 5 and f[1] == 2.0 and f[4] == 0.0
+    f.resize(1)
+    f.flush()
+    assert list(f) == [1.0] and os.path.exists(f.path)
+    g = FileBacked(dtype=DType.Int32)
+    g.resize(3)
+    g.resize(0)
+    kept = (f, g)                                # still alive when the hooks are done
     np.save(sys.argv[1] + "/mine.npy", np.arange(3, dtype=np.float32))
     owned = FileBacked.open(sys.argv[1] + "/mine.npy").new_like([5.0])
-    assert owned[0] == 5.0 and owned.owns_file()
+    assert owned[0] == 5.0 and owned.owns_file() and os.path.exists(owned.path)
+    print("late storage worked")
 """
 
 
@@ -459,10 +470,10 @@ def late():
     ],
     ids=["registered-before-import", "registered-after-import", "session-already-made"],
 )
-def test_storage_made_by_an_exit_hook_leaves_nothing_whenever_the_hook_was_registered(
+def test_storage_made_by_an_exit_hook_works_and_leaves_nothing_whenever_registered(
     tmp_path: Path, order: str
 ) -> None:
-    script = "import atexit, sys\n" + _LATE_STORAGE + order + "\n"
+    script = "import atexit, os, sys\n" + _LATE_STORAGE + order + "\n"
     env = dict(os.environ, TMPDIR=str(tmp_path))
     done = subprocess.run(
         [sys.executable, "-c", script, str(tmp_path)],
@@ -473,6 +484,7 @@ def test_storage_made_by_an_exit_hook_leaves_nothing_whenever_the_hook_was_regis
         check=False,
     )
     assert done.returncode == 0 and not done.stderr, done.stderr
+    assert done.stdout == "late storage worked\n"
     assert sorted(os.listdir(tmp_path)) == ["mine.npy"]
 
 
