@@ -694,10 +694,7 @@ class Array(Tensor):
             if not self._carrier.is_released():
                 raise
             values = "<released>"
-        except IndexError:
-            # (a view past a carrier that shrank since: the IndexError's own message
-            # names this Array, so its text cannot read the values again)
-            values = "<outside its carrier>"
+
         return f"Array({values}, dtype={dtype_text(self.dtype)}, device={self._device!r})"
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:

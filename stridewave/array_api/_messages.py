@@ -73,9 +73,15 @@ def devices_differ(first: object, second: object, what: str = "") -> str:
 
 def outside_carrier(tensor: object, size: int) -> str:
     """Return the message for a view whose slots no longer fit its carrier."""
+    # (the view's geometry, not its repr: the repr would read the values again)
+    layout = getattr(tensor, "layout", None)
+    shape = getattr(layout, "shape", "?")
+    strides = getattr(layout, "strides", "?")
+    offset = getattr(tensor, "offset", "?")
     return (
-        f"{tensor!r} addresses slots outside its carrier of {size} slots (the carrier "
-        "shrank after the view was made)."
+        f"the {type(tensor).__name__} of shape {shape} (strides {strides}, offset "
+        f"{offset}) addresses slots outside its carrier of {size} slots (the carrier "
+        "shrank after the view was made); make the view again from the carrier."
     )
 
 
