@@ -61,16 +61,20 @@ if TYPE_CHECKING:
 
 __all__ = ["MLXBackend", "backend", "describe"]
 
-#: MLX's own defaults (CONTRACT section 9: the computing library's defaults).
+#: Metal's defaults: MLX's floating ones (float32 and complex64 compute on the
+#: accelerator), and int64 for integers and indices, as on host devices, so that code
+#: and the consumers' suites read the same integer dtype on every device (CONTRACT
+#: section 9, version 3; docs/array-api.md).
 _DEFAULTS: Final[Mapping[str, DType]] = types.MappingProxyType(
     {
         "real floating": DType.Float32,
         "complex floating": _dtypes.DTYPES["complex64"],
-        "integral": DType.Int32,
-        "indexing": DType.Int32,
+        "integral": _dtypes.DTYPES["int64"],
+        "indexing": _dtypes.DTYPES["int64"],
     }
 )
-_UINT32: Final = _dtypes.DTYPES["uint32"]
+_INT64: Final = _dtypes.DTYPES["int64"]
+_UINT64: Final = _dtypes.DTYPES["uint64"]
 
 
 #: Where NumPy's wider answer is held on a Metal device that lacks it.
@@ -269,15 +273,15 @@ class MLXBackend:
         """Return the MLX accumulator dtype of sums and products of ``dtype``.
 
         The standard's default: a floating dtype keeps itself, bool and signed
-        integers sum in the default integer (int32, or int64 for int64), unsigned
-        ones in uint32 or wider (MLX answers bool where nothing is combined:
+        integers sum in the default integer (int64), unsigned
+        ones in uint64 (MLX answers bool where nothing is combined:
         ``axis=()``, a 0-d array); ``requested`` when given.
         """
         if requested is not None:
             return self._to_mx[requested]
         if dtype in _KEEPS_ITS_DTYPE:
             return None  # (MLX sums a floating dtype in itself: no dtype checks per call)
-        return self._to_mx[_dtypes.accumulator_dtype(dtype, DType.Int32, _UINT32)]
+        return self._to_mx[_dtypes.accumulator_dtype(dtype, _INT64, _UINT64)]
 
     def stream(self) -> Any:
         """Return a context that runs the enclosed MLX calls on the Metal carriers' device.
@@ -660,7 +664,7 @@ def _implementation(backend: MLXBackend, entry: Any, name: str) -> Callable[...,
 
 #: Delegated functions that answer indices (NumPy's in int64), with the fields of their
 #: named-tuple results that hold them (``None``: the whole result). On Metal they are
-#: in MLX's default indexing dtype, int32, as the device's own functions' are.
+#: in the device's default indexing dtype, int64, as the device's own functions' are.
 _INDEX_RESULTS: Final[dict[str, tuple[str, ...] | None]] = {
     "searchsorted": None,
     "nonzero": None,
@@ -671,12 +675,12 @@ _INDEX_RESULTS: Final[dict[str, tuple[str, ...] | None]] = {
 
 
 def _as_indices(result: Any, fields: tuple[str, ...] | None) -> Any:
-    """Return the NumPy ``result`` with its index arrays (``fields``) in int32."""
+    """Return the NumPy ``result`` with its index arrays (``fields``) in int64."""
     if fields is not None:
         return result._replace(**{f: _as_indices(getattr(result, f), None) for f in fields})
     if isinstance(result, tuple):
         return tuple(_as_indices(r, None) for r in result)
-    return result.astype(np.int32) if result.dtype == np.int64 else result
+    return result.astype(np.int64) if result.dtype.kind in "iu" else result
 
 
 def _build(

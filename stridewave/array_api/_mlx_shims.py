@@ -22,6 +22,11 @@ mx: Any = _import_mlx()
 __all__ = ["FFT", "LINALG", "MAIN", "SHARES_INPUT", "NeedsHost", "touches_empty"]
 
 
+#: The Metal device's default indexing dtype (int64, as on host devices and in the
+#: consumers' suites): the dtype of every index MLX answers in uint32 or int32.
+INDEX: Final = mx.int64
+
+
 class NeedsHost(Exception):
     """Raised inside a shim to delegate one call to NumPy instead."""
 
@@ -251,7 +256,7 @@ def _cumulative(name: str, initial: int) -> Callable[..., Any]:
 
 def _arg(name: str) -> Callable[..., Any]:
     def func(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
-        return getattr(mx, name)(x, axis=axis, keepdims=keepdims).astype(mx.int32)
+        return getattr(mx, name)(x, axis=axis, keepdims=keepdims).astype(INDEX)
 
     func.__name__ = name
     return func
@@ -526,10 +531,10 @@ def sort(x: Any, axis: int = -1, descending: bool = False, stable: bool = True) 
 def argsort(x: Any, axis: int = -1, descending: bool = False, stable: bool = True) -> Any:
     _check_axis("argsort", axis, x.ndim)
     if not descending:
-        return mx.argsort(x, axis=axis).astype(mx.int32)
+        return mx.argsort(x, axis=axis).astype(INDEX)
     index = [slice(None)] * x.ndim
     index[axis] = slice(None, None, -1)
-    flipped = mx.argsort(x[tuple(index)], axis=axis).astype(mx.int32)
+    flipped = mx.argsort(x[tuple(index)], axis=axis).astype(INDEX)
     n = x.shape[axis]
     return (n - 1 - flipped)[tuple(index)]
 
@@ -649,7 +654,7 @@ def diff(x: Any, axis: int = -1, n: int = 1, prepend: Any = None, append: Any = 
 
 
 def count_nonzero(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
-    return mx.sum(x != 0, axis=axis, keepdims=keepdims).astype(mx.int32)
+    return mx.sum(x != 0, axis=axis, keepdims=keepdims).astype(INDEX)
 
 
 def _freq(name: str) -> Callable[..., Any]:

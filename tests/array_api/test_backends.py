@@ -65,7 +65,7 @@ def test_the_dtypes_of_a_device_come_from_its_backend(kind: str) -> None:
     assert set(defaults.values()) <= set(stored)
     # The computing library's own defaults: NumPy's on host, MLX's on Metal.
     expected = (
-        ("float32", "complex64", "int32") if kind == "Metal" else ("float64", "complex128", "int64")
+        ("float32", "complex64", "int64") if kind == "Metal" else ("float64", "complex128", "int64")
     )
     found = (defaults["real floating"], defaults["complex floating"], defaults["integral"])
     assert found == tuple(getattr(xp, name) for name in expected)

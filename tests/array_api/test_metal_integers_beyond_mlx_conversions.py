@@ -26,9 +26,8 @@ CPU = xp.Device("CPU")
 @pytest.mark.parametrize(
     ("args", "dtype"),
     [
-        ((2**40, 2**40 + 3), None),
-        ((2**31 - 2, 2**31 + 1), None),
-        ((-(2**31) - 1, 0, 2**30), None),
+        ((2**31 - 2, 2**31 + 1), xp.int32),
+        ((-(2**31) - 1, 0, 2**30), xp.int32),
         ((1, -2, -1), xp.uint8),
         ((0, 301, 100), xp.uint8),
     ],
@@ -52,8 +51,16 @@ def test_arange_of_int64_values_is_exact_on_metal(args: tuple[int, ...]) -> None
     np.testing.assert_array_equal(host(got), np.arange(*args, dtype=np.int64))
 
 
+@pytest.mark.parametrize("args", [(2**63 - 2, 2**63 + 1), (-(2**63) - 1, 0, 2**62)])
+def test_arange_beyond_the_default_int64_raises_overflow_error_on_metal(
+    args: tuple[int, ...],
+) -> None:
+    with pytest.raises(OverflowError, match="range"):
+        xp.arange(*args, device=METAL)
+
+
 def test_arange_inside_int32_still_runs_on_metal() -> None:
-    got = xp.arange(2**31 - 3, 2**31, device=METAL)
+    got = xp.arange(2**31 - 3, 2**31, dtype=xp.int32, device=METAL)
     assert got.dtype == xp.int32
     np.testing.assert_array_equal(host(got), [2**31 - 3, 2**31 - 2, 2**31 - 1])
 

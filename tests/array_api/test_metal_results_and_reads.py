@@ -42,12 +42,12 @@ def test_sum_and_prod_of_bool_give_the_default_integer_dtype_on_metal(call: Any)
     # The standard: sum/prod of a bool array without dtype= give the default integer
     # dtype. MLX reduces no axis of a 0-d array (or with axis=()), so without an
     # accumulator dtype its result would stay bool. Each device answers its own default
-    # integer: int64 on CPU (NumPy's), int32 on Metal (MLX's).
+    # integer: int64 on both (Metal's integer default is int64, as the host's).
     values = np.array([True, False, True])
     on_cpu = call(xp.asarray(values, device=CPU))
     on_metal = call(xp.asarray(values, device=METAL))
     assert on_cpu.dtype == xp.int64
-    assert on_metal.dtype == xp.int32, on_metal.dtype
+    assert on_metal.dtype == xp.int64, on_metal.dtype
     np.testing.assert_array_equal(_host(on_metal), _host(on_cpu))
 
 
