@@ -655,11 +655,153 @@ class _Sub:
 
 
 def _implementation(backend: MLXBackend, entry: Any, name: str) -> Callable[..., Any]:
-    """Return the MLX function of a table entry (a renamed ``mlx.core`` function or a shim)."""
+    """Return the MLX function of a table entry (a renamed ``mlx.core`` function or a shim).
+
+    A function of :data:`_PROBES` checks its operand's dtype first: where MLX is less
+    accurate than NumPy on that dtype (:func:`computes_on_host`), it raises
+    ``NeedsHost`` and the call runs in NumPy on a host copy.
+    """
     impl: Callable[..., Any] = getattr(backend.mx, entry) if isinstance(entry, str) else entry
     if name in backend.shims.SHARES_INPUT:
         impl = backend.shims.private(impl)
+    if name in _PROBES:
+        impl = _accurate(backend, name, impl)
     return impl
+
+
+# -- where each function computes: MLX's accuracy against NumPy's, measured ---------------
+
+#: The elementwise functions whose accuracy on the MLX device is measured, each with
+#: the interval of its probe (the standard's names; two-operand ones take the probe
+#: and its reverse).
+_PROBES: Final[dict[str, tuple[float, float]]] = {
+    "exp": (-20.0, 20.0),
+    "expm1": (-20.0, 20.0),
+    "log": (1e-3, 1e3),
+    "log1p": (-0.9, 1e3),
+    "log2": (1e-3, 1e3),
+    "log10": (1e-3, 1e3),
+    "sqrt": (0.0, 1e3),
+    "sin": (-30.0, 30.0),
+    "cos": (-30.0, 30.0),
+    "tan": (-1.5, 1.5),
+    "asin": (-0.99, 0.99),
+    "acos": (-0.99, 0.99),
+    "atan": (-30.0, 30.0),
+    "sinh": (-10.0, 10.0),
+    "cosh": (-10.0, 10.0),
+    "tanh": (-10.0, 10.0),
+    "asinh": (-30.0, 30.0),
+    "acosh": (1.001, 100.0),
+    "atanh": (-0.99, 0.99),
+    "logaddexp": (-20.0, 20.0),
+    "pow": (0.1, 4.0),
+    "atan2": (-30.0, 30.0),
+}
+_BINARY_PROBES: Final = frozenset({"logaddexp", "pow", "atan2"})
+
+#: How many units in the last place MLX may be less accurate than NumPy on the probe
+#: before the function computes on the host (float32 and float64).
+ULP_SLACK: Final = 2.0
+
+#: ``(function, MLX dtype, MLX device key)`` to whether it computes on the host.
+_ON_HOST: dict[tuple[str, Any, str], bool] = {}
+_ON_HOST_LOCK: Final = threading.Lock()
+
+
+def _ulp_error(got: Any, truth: Any, np_dtype: Any) -> float:
+    """Return the largest error of ``got`` against ``truth`` in units of ``np_dtype``'s ulp."""
+    wide = np.asarray(truth, dtype=np.longdouble)
+    ulp = np.spacing(np.abs(np.asarray(truth, dtype=np_dtype))).astype(np.longdouble)
+    finite = np.isfinite(wide) & (ulp > 0)
+    error = np.abs(np.asarray(got, dtype=np.longdouble) - wide)[finite] / ulp[finite]
+    return float(error.max()) if error.size else 0.0
+
+
+def computes_on_host(backend: MLXBackend, name: str, mx_dtype: Any) -> bool:
+    """Return whether ``name`` on ``mx_dtype`` computes in NumPy on the host (measured once).
+
+    The standard's accuracy is NumPy's: a function whose MLX result on the probe of
+    :data:`_PROBES` is more than :data:`ULP_SLACK` ulps less accurate than NumPy's
+    own (both against a long-double reference) runs on the host for that dtype, on
+    that MLX device (CONTRACT section 9, version 3: "an operation runs on the
+    accelerator wherever MLX computes that dtype there at NumPy's accuracy"). Only
+    float32 and float64 are measured; other dtypes compute on the device.
+
+    Parameters
+    ----------
+    backend : MLXBackend
+        The Metal backend.
+    name : str
+        A function of :data:`_PROBES`.
+    mx_dtype : mlx.core.Dtype
+        The operand's MLX dtype.
+
+    Returns
+    -------
+    bool
+        True where the host computes it.
+    """
+    mx = backend.mx
+    _device_now, device_name = _mlx_device()
+    key = (name, mx_dtype, device_name)
+    found = _ON_HOST.get(key)
+    if found is not None:
+        return found
+    if mx_dtype not in (mx.float32, mx.float64):
+        _ON_HOST[key] = False
+        return False
+    with _ON_HOST_LOCK:
+        found = _ON_HOST.get(key)
+        if found is None:
+            found = _ON_HOST[key] = _measure(backend, name, mx_dtype)
+    return found
+
+
+def _measure(backend: MLXBackend, name: str, mx_dtype: Any) -> bool:
+    """Probe ``name`` on ``mx_dtype``: is MLX less accurate than NumPy (see computes_on_host)."""
+    import array_api_compat.numpy as cnp
+
+    mx = backend.mx
+    np_dtype = np.float32 if mx_dtype == mx.float32 else np.float64
+    low, high = _PROBES[name]
+    x = np.linspace(low, high, 4099).astype(np_dtype)
+    operands = [x, x[::-1].copy()] if name in _BINARY_PROBES else [x]
+    numpy_function = getattr(cnp, name)
+    with np.errstate(all="ignore"):
+        truth = numpy_function(*(o.astype(np.longdouble) for o in operands))
+        numpy_error = _ulp_error(numpy_function(*operands), truth, np_dtype)
+    entry = backend.shims.MAIN[name]
+    impl = getattr(mx, entry) if isinstance(entry, str) else entry
+    device, _name = _mlx_device()
+    with mx.stream(device):
+        out = impl(*(mx.array(o, dtype=mx_dtype) for o in operands))
+        mlx_eval(out)
+    with np.errstate(all="ignore"):
+        mlx_error = _ulp_error(np.array(out), truth, np_dtype)
+    return bool(mlx_error > numpy_error + ULP_SLACK)
+
+
+def _accurate(backend: MLXBackend, name: str, impl: Callable[..., Any]) -> Callable[..., Any]:
+    """Wrap ``impl``: raise ``NeedsHost`` for an operand dtype MLX computes less accurately."""
+    array_type = backend.mx.array
+    needs_host = backend.shims.NeedsHost
+    on_host = _ON_HOST
+
+    def accurate(*args: Any, **kwargs: Any) -> Any:
+        for value in args:
+            if type(value) is array_type:
+                dtype = value.dtype
+                found = on_host.get((name, dtype, _Device.name))
+                if found is None:
+                    found = computes_on_host(backend, name, dtype)
+                if found:
+                    raise needs_host
+                break
+        return impl(*args, **kwargs)
+
+    accurate.__name__ = getattr(impl, "__name__", name)
+    return accurate
 
 
 #: Delegated functions that answer indices (NumPy's in int64), with the fields of their

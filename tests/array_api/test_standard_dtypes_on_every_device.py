@@ -122,7 +122,9 @@ def test_asarray_keeps_float64_data_float64_and_python_scalars_take_the_defaults
 
 @pytest.mark.needs_mlx
 @pytest.mark.skipif(not HAVE_MLX, reason='mlx is not importable: install "stridewave[mlx]"')
-def test_metal_takes_mlxs_floating_defaults_int64_and_refuses_complex128_data_with_the_fix() -> None:
+def test_metal_takes_mlxs_floating_defaults_int64_and_refuses_complex128_data_with_the_fix() -> (
+    None
+):
     assert xp.asarray([1, 2], device="metal").dtype is xp.int64
     assert xp.asarray([1.5], device="metal").dtype is xp.float32
     with pytest.raises(TypeError, match=r"dtype=xp\.complex64"):
