@@ -58,6 +58,7 @@ def test_integer_and_complex_operands_are_not_measured_and_stay_on_the_device() 
     from stridewave.array_api import _mlx_backend
 
     backend = METAL.backend
+    assert isinstance(backend, _mlx_backend.MLXBackend)
     mx = backend.mx
     assert not _mlx_backend.computes_on_host(backend, "exp", mx.complex64)
     assert not _mlx_backend.computes_on_host(backend, "sqrt", mx.int32)
