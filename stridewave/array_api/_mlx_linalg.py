@@ -42,19 +42,19 @@ from stridewave.carriers._metal import _import_mlx
 
 mx: Any = _import_mlx()
 
-__all__ = ["LINALG", "MAX_COLUMNS", "MAX_PASSES", "MIN_ELEMENTS", "cholesky_qr"]
+__all__ = ["LINALG", "MAX_COLUMNS", "MAX_PASSES", "MIN_ELEMENTS", "cholesky_qr", "finish"]
 
 #: The fewest elements a matrix factored on the device has (smaller ones: the host).
 MIN_ELEMENTS: Final = 4096
 #: The most columns (the host's ``n x n`` steps grow as ``n**3``).
-MAX_COLUMNS: Final = 2048
+MAX_COLUMNS: Final = 512
 #: The least ratio of rows to columns.
 MIN_ASPECT: Final = 4
 #: The most Cholesky QR passes before the host takes the call.
 MAX_PASSES: Final = 6
 
 #: The NumPy dtype of each MLX floating dtype the device path takes.
-_FLOATING: Final = {mx.float32: np.float32, mx.float64: np.float64}
+_FLOATING: Final[dict[Any, type[np.floating[Any]]]] = {mx.float32: np.float32, mx.float64: np.float64}
 
 
 def _eligible(x: Any) -> bool:
@@ -62,7 +62,7 @@ def _eligible(x: Any) -> bool:
     if x.ndim != 2 or x.dtype not in _FLOATING:
         return False
     m, n = x.shape
-    return 1 <= n <= MAX_COLUMNS and m >= MIN_ASPECT * n and m * n >= MIN_ELEMENTS
+    return bool(1 <= n <= MAX_COLUMNS and m >= MIN_ASPECT * n and m * n >= MIN_ELEMENTS)
 
 
 def _block_rows(m: int) -> int:
@@ -86,7 +86,8 @@ def _gram(a: Any) -> np.ndarray[Any, Any]:
         parts.append(mx.matmul(rest.T, rest))
     total = parts[0] if len(parts) == 1 else parts[0] + parts[1]
     g = np.array(total, dtype=np.float64)
-    return (g + g.T) / 2  # (symmetric to the last bit for the Cholesky)
+    symmetric: np.ndarray[Any, Any] = (g + g.T) / 2
+    return symmetric  # (symmetric to the last bit for the Cholesky)
 
 
 def _cholesky_upper(g: np.ndarray[Any, Any]) -> np.ndarray[Any, Any] | None:
@@ -95,7 +96,8 @@ def _cholesky_upper(g: np.ndarray[Any, Any]) -> np.ndarray[Any, Any] | None:
         r = np.linalg.cholesky(g).T
     except np.linalg.LinAlgError:
         return None
-    return r if np.all(np.isfinite(r)) and np.all(np.diagonal(r) > 0) else None
+    good = bool(np.all(np.isfinite(r)) and np.all(np.diagonal(r) > 0))
+    return r if good else None
 
 
 def _solve_upper(a: Any, r: np.ndarray[Any, Any], dtype: Any) -> Any:
@@ -153,22 +155,23 @@ def _factor(g: np.ndarray[Any, Any], unit: float, m: int) -> np.ndarray[Any, Any
     raise NeedsHost
 
 
-def cholesky_qr(a: Any, want_q: bool = True) -> tuple[Any, np.ndarray[Any, Any]]:
-    """Return ``(Q, R)`` of the tall-skinny MLX matrix ``a`` by (shifted) Cholesky QR.
+def cholesky_qr(a: Any) -> tuple[Any, np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """Return the (shifted) Cholesky QR of the tall-skinny MLX matrix ``a``, unfinished.
 
     Parameters
     ----------
     a : mlx.core.array
         An ``m x n`` float32 or float64 matrix, ``m >= n``.
-    want_q : bool, optional (default True)
-        Whether to form the last ``Q`` (``svdvals`` needs ``R`` only).
 
     Returns
     -------
     tuple
-        ``Q`` (an MLX array of ``a``'s dtype with orthonormal columns, or ``None``
-        when ``want_q`` is false) and ``R`` (upper triangular, float64 NumPy, with a
-        positive diagonal) with ``A = QR``.
+        ``(P, S, R)``: ``P`` an MLX array of ``a``'s dtype, ``S`` and ``R`` upper
+        triangular float64 NumPy arrays with positive diagonals, with
+        ``Q = P S^{-1}`` orthonormal and ``A = QR``. ``S`` is within a factor of
+        two of orthogonal, so ``Q W = P (S^{-1} W)`` costs one product on the device
+        for any ``W`` (``svdvals`` needs ``R`` only, ``svd`` ``Q U_R``):
+        :func:`finish` forms it.
 
     Raises
     ------
@@ -187,7 +190,7 @@ def cholesky_qr(a: Any, want_q: bool = True) -> tuple[Any, np.ndarray[Any, Any]]
         raise NeedsHost  # (the zero matrix: rank 0)
     r = _factor(g, unit, m)
     factors = [r]
-    q = _solve_upper(a, r, dtype)
+    q = _times_inverse(a, r, dtype)
     for _ in range(MAX_PASSES - 1):
         g = _gram(q)
         if not np.all(np.isfinite(g)):
@@ -196,7 +199,6 @@ def cholesky_qr(a: Any, want_q: bool = True) -> tuple[Any, np.ndarray[Any, Any]]
         factors.append(r)
         if np.linalg.norm(g - np.eye(n), 2) <= 0.5:
             # Q is well conditioned: one more pass makes it orthogonal to rounding.
-            q = _times_inverse(q, r, dtype) if want_q else None
             break
         q = _times_inverse(q, r, dtype)
     else:
@@ -207,21 +209,27 @@ def cholesky_qr(a: Any, want_q: bool = True) -> tuple[Any, np.ndarray[Any, Any]]
     s = np.linalg.svd(total, compute_uv=False)
     if not s[-1] > math.sqrt(n) * unit * s[0]:
         raise NeedsHost  # (numerically rank deficient: Q cannot be trusted)
-    return q, total
+    return q, r, total
+
+
+def finish(p: Any, s: np.ndarray[Any, Any], w: np.ndarray[Any, Any] | None = None) -> Any:
+    """Return ``Q W`` (``Q`` where ``w`` is ``None``) of :func:`cholesky_qr`'s ``(P, S)``."""
+    w = np.linalg.solve(s, np.eye(s.shape[0]) if w is None else w)
+    return mx.matmul(p, mx.array(w, dtype=p.dtype))
 
 
 def qr(x: Any, mode: str = "reduced") -> Any:
     """``linalg.qr`` on the device for a tall-skinny matrix (else the host)."""
     if mode != "reduced" or not _eligible(x):
         raise NeedsHost
-    q, r = cholesky_qr(x)
-    return QRResult(q, mx.array(np.triu(r), dtype=x.dtype))
+    p, last, r = cholesky_qr(x)
+    return QRResult(finish(p, last), mx.array(np.triu(r), dtype=x.dtype))
 
 
 def _svd_parts(x: Any) -> tuple[Any, Any, Any]:
-    q, r = cholesky_qr(x)
+    p, last, r = cholesky_qr(x)
     u_r, s, vh = np.linalg.svd(r)
-    return mx.matmul(q, mx.array(u_r, dtype=x.dtype)), s, vh
+    return finish(p, last, u_r), s, vh
 
 
 def svd(x: Any, full_matrices: bool = True) -> Any:
@@ -233,7 +241,7 @@ def svd(x: Any, full_matrices: bool = True) -> Any:
 
 
 def _singular_values(x: Any) -> np.ndarray[Any, Any]:
-    _q, r = cholesky_qr(x, want_q=False)
+    _p, _last, r = cholesky_qr(x)
     s: np.ndarray[Any, Any] = np.linalg.svd(r, compute_uv=False)
     return s
 
@@ -246,7 +254,7 @@ def svdvals(x: Any) -> Any:
 
 
 def _rtol(x: Any, rtol: Any) -> Any:
-    """The standard's default ``rtol``: ``max(m, n)`` times the dtype's epsilon."""
+    """Return the standard's default ``rtol``: ``max(m, n)`` times the dtype's epsilon."""
     if rtol is None:
         return max(x.shape) * float(np.finfo(_FLOATING[x.dtype]).eps)
     if isinstance(rtol, (int, float)):
