@@ -1,8 +1,8 @@
 """Linear algebra on the Metal device: tall-skinny QR and SVD by Cholesky QR.
 
 MLX runs its ``linalg`` functions on its CPU stream only. A tall-skinny matrix
-(``m >= 4 n`` rows, at most :data:`MAX_COLUMNS` columns, at least
-:data:`MIN_ELEMENTS` elements) is factored here through matrix products on the
+(``m >= 4 n`` rows, :data:`MIN_COLUMNS` to :data:`MAX_COLUMNS` columns, at
+least :data:`MIN_ELEMENTS` elements) is factored here through matrix products on the
 device instead, with only the ``n x n`` steps on the host (NumPy, float64):
 
 * the Gram matrix ``A^T A`` on the device, in blocks of rows summed on the device
@@ -42,10 +42,13 @@ from stridewave.carriers._metal import _import_mlx
 
 mx: Any = _import_mlx()
 
-__all__ = ["LINALG", "MAX_COLUMNS", "MAX_PASSES", "MIN_ELEMENTS", "cholesky_qr", "finish"]
+__all__ = ["LINALG", "MAX_COLUMNS", "MAX_PASSES", "MIN_COLUMNS", "MIN_ELEMENTS", "cholesky_qr", "finish"]
 
 #: The fewest elements a matrix factored on the device has (smaller ones: the host).
 MIN_ELEMENTS: Final = 4096
+#: The fewest columns: Householder QR of fewer columns is cheap on the host and more
+#: accurate than a Gram matrix in float32.
+MIN_COLUMNS: Final = 8
 #: The most columns (the host's ``n x n`` steps grow as ``n**3``).
 MAX_COLUMNS: Final = 512
 #: The least ratio of rows to columns.
@@ -62,12 +65,12 @@ def _eligible(x: Any) -> bool:
     if x.ndim != 2 or x.dtype not in _FLOATING:
         return False
     m, n = x.shape
-    return bool(1 <= n <= MAX_COLUMNS and m >= MIN_ASPECT * n and m * n >= MIN_ELEMENTS)
+    return bool(MIN_COLUMNS <= n <= MAX_COLUMNS and m >= MIN_ASPECT * n and m * n >= MIN_ELEMENTS)
 
 
 def _block_rows(m: int) -> int:
-    """Return the rows per block of the Gram product (about ``sqrt(m)``, at least 256)."""
-    return max(256, 1 << max(0, math.ceil(math.log2(max(m, 1)) / 2)))
+    """Return the rows per block of the Gram product (about ``sqrt(m)``, at least 64)."""
+    return max(64, 1 << math.ceil(math.log2(max(m, 1)) / 2))
 
 
 def _gram(a: Any) -> np.ndarray[Any, Any]:
