@@ -42,7 +42,15 @@ from stridewave.carriers._metal import _import_mlx
 
 mx: Any = _import_mlx()
 
-__all__ = ["LINALG", "MAX_COLUMNS", "MAX_PASSES", "MIN_COLUMNS", "MIN_ELEMENTS", "cholesky_qr", "finish"]
+__all__ = [
+    "LINALG",
+    "MAX_COLUMNS",
+    "MAX_PASSES",
+    "MIN_COLUMNS",
+    "MIN_ELEMENTS",
+    "cholesky_qr",
+    "finish",
+]
 
 #: The fewest elements a matrix factored on the device has (smaller ones: the host).
 MIN_ELEMENTS: Final = 4096
@@ -57,7 +65,10 @@ MIN_ASPECT: Final = 4
 MAX_PASSES: Final = 6
 
 #: The NumPy dtype of each MLX floating dtype the device path takes.
-_FLOATING: Final[dict[Any, type[np.floating[Any]]]] = {mx.float32: np.float32, mx.float64: np.float64}
+_FLOATING: Final[dict[Any, type[np.floating[Any]]]] = {
+    mx.float32: np.float32,
+    mx.float64: np.float64,
+}
 
 
 def _eligible(x: Any) -> bool:
@@ -68,29 +79,42 @@ def _eligible(x: Any) -> bool:
     return bool(MIN_COLUMNS <= n <= MAX_COLUMNS and m >= MIN_ASPECT * n and m * n >= MIN_ELEMENTS)
 
 
-def _block_rows(m: int) -> int:
-    """Return the rows per block of the Gram product (about ``sqrt(m)``, at least 64)."""
-    return max(64, 1 << math.ceil(math.log2(max(m, 1)) / 2))
+def _block_rows(n: int) -> int:
+    """Return the rows per block of the Gram product: 64, or ``n`` rounded up to a power of 2.
+
+    Short blocks keep the float32 rounding of each partial product small; at least
+    ``n`` rows keep the partial products (``m / b`` of ``n x n``) within ``A``'s size.
+    """
+    return max(64, 1 << max(0, n - 1).bit_length())
 
 
 def _gram(a: Any) -> np.ndarray[Any, Any]:
-    """Return ``a^T a`` in float64 on the host, computed on the device in blocks of rows."""
+    """Return ``a^T a`` in float64 on the host, computed on the device in blocks of rows.
+
+    The partial products of blocks of :func:`_block_rows` rows are summed pairwise
+    (a tree of ``log2(m / b)`` additions), so the rounding grows with the block
+    length and the tree's depth, not with ``m``.
+    """
     m, n = a.shape
-    b = _block_rows(m)
-    k = m // b
-    parts = []
-    if k > 1:
+    b = _block_rows(n)
+    full = k = m // b
+    total = None
+    if k:
         blocks = mx.reshape(a[: k * b], (k, b, n))
-        parts.append(mx.sum(mx.matmul(mx.swapaxes(blocks, 1, 2), blocks), axis=0))
-    elif k == 1:
-        parts.append(mx.matmul(a[:b].T, a[:b]))
-    if k * b < m:
-        rest = a[k * b :]
-        parts.append(mx.matmul(rest.T, rest))
-    total = parts[0] if len(parts) == 1 else parts[0] + parts[1]
+        parts = mx.matmul(mx.swapaxes(blocks, 1, 2), blocks)
+        while k > 1:
+            half = k // 2
+            paired = parts[:half] + parts[half : 2 * half]
+            parts = mx.concatenate([paired, parts[2 * half :]]) if k % 2 else paired
+            k = half + k % 2
+        total = parts[0]
+    if full * b < m:
+        rest = a[full * b :]
+        tail = mx.matmul(rest.T, rest)
+        total = tail if total is None else total + tail
     g = np.array(total, dtype=np.float64)
     symmetric: np.ndarray[Any, Any] = (g + g.T) / 2
-    return symmetric  # (symmetric to the last bit for the Cholesky)
+    return symmetric
 
 
 def _cholesky_upper(g: np.ndarray[Any, Any]) -> np.ndarray[Any, Any] | None:
