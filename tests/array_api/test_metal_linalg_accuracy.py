@@ -33,7 +33,7 @@ METAL = xp.Device("Metal")
 UNIT = float(np.finfo(np.float32).eps) / 2
 KINDS = ("conditioned", "rank_deficient", "zero_column", "constant_column")
 
-F64 = np.ndarray[Any, np.dtype[np.float64]]
+F64 = np.ndarray[Any, Any]
 
 
 def _matrix(seed: int, m: int, n: int, log_cond: float, kind: str) -> np.ndarray[Any, Any]:
@@ -54,7 +54,8 @@ def _matrix(seed: int, m: int, n: int, log_cond: float, kind: str) -> np.ndarray
 
 
 def _host(a: Any) -> F64:
-    return np.asarray(a).astype(np.float64)
+    host: F64 = np.asarray(a).astype(np.float64)
+    return host
 
 
 def _residual(a: F64, product: F64) -> float:
