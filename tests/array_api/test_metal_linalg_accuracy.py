@@ -50,7 +50,8 @@ def _matrix(seed: int, m: int, n: int, log_cond: float, kind: str) -> np.ndarray
         a[:, column] = 0.0
     elif kind == "constant_column":
         a[:, column] = rng.uniform(-2, 2)
-    return a.astype(np.float32)
+    single: np.ndarray[Any, Any] = a.astype(np.float32)
+    return single
 
 
 def _host(a: Any) -> F64:
