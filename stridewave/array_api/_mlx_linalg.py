@@ -5,13 +5,15 @@ MLX runs its ``linalg`` functions on its CPU stream only. A tall-skinny matrix
 least :data:`MIN_ELEMENTS` elements) is factored here through matrix products on the
 device instead, with only the ``n x n`` steps on the host (NumPy, float64):
 
-* the Gram matrix ``A^T A`` on the device, in blocks of rows summed on the device
-  (the rounding error grows with the block length, not with ``m``);
+* the Gram matrix ``A^T A`` on the device, in blocks of ``max(64, n)`` rows whose
+  partial products are summed pairwise (the rounding grows with the block length and
+  the tree's depth, not with ``m``);
 * its Cholesky factor ``R`` on the host; if it fails, or ``R``'s condition number is
-  past Cholesky QR's reach, the shifted Cholesky factor of ``A^T A + s I`` with
-  ``s = 11 (b n + n (n + 1)) u ||A||_F^2`` (Fukaya et al., "Shifted Cholesky QR for
-  computing the QR factorization of ill-conditioned matrices", SIAM J. Sci. Comput.
-  2020; ``b`` the accumulation length of the blocked Gram in place of ``m``);
+  past Cholesky QR's reach, the shifted Cholesky factor of ``A^T A + s I`` (Fukaya et
+  al., "Shifted Cholesky QR for computing the QR factorization of ill-conditioned
+  matrices", SIAM J. Sci. Comput. 2020), the least ``s`` that succeeds from
+  ``(n + 1) u ||A||_F^2`` upward by factors of ten to their bound
+  ``11 (m n + n (n + 1)) u ||A||_F^2``;
 * ``Q = A R^{-1}`` on the device: a recursive triangular solve (matrix products and
   column scalings, backward stable like substitution) while ``R`` is ill
   conditioned, one product with the host's inverse once it is close to orthogonal;
