@@ -160,8 +160,11 @@ def clients(session: nox.Session) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """Run the benchmarks and print ratios against NumPy measured in the same run."""
-    session.install("-e", ".")
+    """Run the benchmarks and print ratios against NumPy measured in the same run.
+
+    The clients' extra brings scikit-learn and array_api_strict for ``bench_sklearn.py``.
+    """
+    session.install("-e", ".[clients]")
     session.run("python", "benchmarks/run.py", *session.posargs)
 
 

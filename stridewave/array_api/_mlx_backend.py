@@ -632,8 +632,10 @@ class _Namespace:
     """The array API functions over MLX arrays (what ``backend.ns`` is for Metal)."""
 
     def __init__(self, backend: MLXBackend) -> None:
+        from stridewave.array_api import _mlx_linalg  # (the device factorizations)
+
         self._backend = backend
-        self.linalg = _Sub(backend, "linalg", backend.shims.LINALG)
+        self.linalg = _Sub(backend, "linalg", {**backend.shims.LINALG, **_mlx_linalg.LINALG})
         self.fft = _Sub(backend, "fft", backend.shims.FFT)
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
