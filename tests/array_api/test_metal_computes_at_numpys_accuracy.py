@@ -10,6 +10,8 @@ result is a Metal Array of the same dtype.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -57,8 +59,7 @@ def test_each_function_is_within_two_ulps_of_numpys_accuracy_on_metal(
 def test_integer_and_complex_operands_are_not_measured_and_stay_on_the_device() -> None:
     from stridewave.array_api import _mlx_backend
 
-    backend = METAL.backend
-    assert isinstance(backend, _mlx_backend.MLXBackend)
+    backend: Any = METAL.backend
     mx = backend.mx
     assert not _mlx_backend.computes_on_host(backend, "exp", mx.complex64)
     assert not _mlx_backend.computes_on_host(backend, "sqrt", mx.int32)
