@@ -519,7 +519,7 @@ class Array(Tensor):
         if copy is not None:
             kwargs["copy"] = copy
         backend = self._device.backend
-        if copy is not True and backend.host_addressable:
+        if copy is not True:
             view = backend.export_writable(self)
             if view is not None:
                 return view.__dlpack__(**kwargs)
@@ -762,15 +762,15 @@ class Array(Tensor):
             section 9, version 3), read-only when its carrier refuses writes.
         """
         backend = self._device.backend
+        if not copy and dtype is None:
+            view = backend.export_writable(self)
+            if view is not None:
+                return view
         if not backend.host_addressable:
             out = np.array(host_values(self, self._device), dtype=dtype)
             if copy is False:
                 raise ValueError(_messages.no_numpy_view(self._device))
             return out
-        if not copy and dtype is None:
-            view = backend.export_writable(self)
-            if view is not None:
-                return view
         return Tensor.__array__(self, dtype, copy)
 
     __hash__ = None  # type: ignore[assignment]

@@ -52,6 +52,7 @@ from stridewave.carriers._metal import (
     metal_runtime,
     mlx_eval,
 )
+from stridewave.carriers._scatter import strided_view
 from stridewave.dtypes import DType
 
 if TYPE_CHECKING:
@@ -75,13 +76,6 @@ _DEFAULTS: Final[Mapping[str, DType]] = types.MappingProxyType(
 )
 _INT64: Final = _dtypes.DTYPES["int64"]
 _UINT64: Final = _dtypes.DTYPES["uint64"]
-
-
-#: Where NumPy's wider answer is held on a Metal device that lacks it.
-_NARROWER: Final = {
-    DType.Float64: DType.Float32,
-    _dtypes.DTYPES["complex128"]: _dtypes.DTYPES["complex64"],
-}
 
 
 class _Device:
@@ -214,6 +208,41 @@ def _storage(carrier: Carrier | None, note: bool) -> Any:
     return array
 
 
+def _held(carrier: Carrier | None) -> bool:
+    """Whether ``carrier`` is the host carrier of a host-held dtype (not Metal storage)."""
+    return (
+        carrier is not None
+        and type(carrier) is not Metal
+        and not isinstance(carrier, (Metal, Evictable))
+        and carrier.capabilities.host_addressable
+    )
+
+
+def _host_view(tensor: Tensor) -> npt.NDArray[Any]:
+    """Return a read-only NumPy view of a host-held Tensor's logical values (no copy)."""
+    assert tensor._layout is not None
+    view: npt.NDArray[Any] = strided_view(
+        np.asarray(tensor._carrier), tensor._offset, tensor._layout
+    )
+    return view
+
+
+def _hold(result: npt.NDArray[Any]) -> Adopted:
+    """Adopt a NumPy result of a host-held dtype as a host carrier of the Metal place."""
+    array = (
+        result
+        if result.flags.c_contiguous and result.flags.writeable
+        else np.array(result, order="C")
+    )
+    if array.base is not None:
+        array = np.array(array, order="C", copy=True)
+    dtype = _dtypes.from_numpy(array.dtype) or _dtypes.narrow(array.dtype)
+    flat = array.reshape(-1)
+    kind: Any = carrier_for("CPU", dtype)
+    carrier = kind.from_numpy(flat, mutable=True)
+    return (carrier, contiguous_layout(tuple(array.shape)), 0, None)
+
+
 class _Result:
     """A namespace function's result, already launched and adopted (``ns.f(...)``)."""
 
@@ -249,7 +278,13 @@ class MLXBackend:
         self._from_mx: dict[Any, DType] = {v: k for k, v in self._to_mx.items()}
         #: The Metal device's carrier class of each dtype (Metal for the spec's).
         self._kinds: dict[DType, Any] = {d: carrier_for("Metal", d) for d in self._to_mx}
-        self._dtypes = types.MappingProxyType(dict(self._to_mx))
+        #: The dtypes the Metal place holds in host memory and computes in NumPy: those
+        #: MLX cannot hold on its device (complex128; float64 on a GPU). Their Arrays
+        #: are Metal Arrays over a host carrier (CONTRACT section 9, version 3).
+        self.held: frozenset[DType] = frozenset(_dtypes.DTYPES.values()) - set(self._to_mx)
+        self._dtypes = types.MappingProxyType(
+            {**self._to_mx, **{d: _dtypes.numpy_dtype(d) for d in self.held}}
+        )
         self.ns = _Namespace(self)
         self._directs: dict[str, Callable[..., Adopted | None] | None] = {}
 
@@ -266,8 +301,9 @@ class MLXBackend:
         return _DEFAULTS
 
     def native_dtype(self, dtype: DType) -> Any:
-        """Return the MLX dtype of a namespace dtype."""
-        return self._to_mx[dtype]
+        """Return the MLX dtype of a namespace dtype (NumPy's for a host-held one)."""
+        found = self._to_mx.get(dtype)
+        return found if found is not None else _dtypes.numpy_dtype(dtype)
 
     def accumulator(self, dtype: DType, requested: DType | None) -> Any:
         """Return the MLX accumulator dtype of sums and products of ``dtype``.
@@ -278,7 +314,7 @@ class MLXBackend:
         ``axis=()``, a 0-d array); ``requested`` when given.
         """
         if requested is not None:
-            return self._to_mx[requested]
+            return self.native_dtype(requested)
         if dtype in _KEEPS_ITS_DTYPE:
             return None  # (MLX sums a floating dtype in itself: no dtype checks per call)
         return self._to_mx[_dtypes.accumulator_dtype(dtype, _INT64, _UINT64)]
@@ -304,12 +340,16 @@ class MLXBackend:
             _note_read(carrier)
             if storage is None:
                 raise RuntimeError(_messages.released(carrier))
+        elif _held(carrier):
+            return _host_view(tensor)  # (a host-held dtype: NumPy computes on it)
         else:
             storage = _storage(carrier, True)  # an Evictable, another kind, or released
         return self._logical(tensor, storage)
 
     def export(self, tensor: Tensor) -> npt.NDArray[Any]:
         """Return a NumPy copy of the Tensor's values (no device read noted)."""
+        if _held(tensor._carrier):
+            return np.array(_host_view(tensor), copy=True)
         copied: npt.NDArray[Any] = self.to_numpy(
             self._logical(tensor, _storage(tensor._carrier, False))
         )
@@ -317,8 +357,16 @@ class MLXBackend:
 
     @staticmethod
     def export_writable(tensor: Tensor) -> npt.NDArray[Any] | None:
-        """Return None: a Metal Array exports a copy (MLX's memory is not viewed)."""
-        return None
+        """Return a writable view of a host-held Array, else None (MLX's memory is copied)."""
+        carrier = tensor._carrier
+        if not _held(carrier) or not carrier.is_mutable():  # type: ignore[union-attr]
+            return None
+        try:
+            storage = carrier._export_storage("export a writable view")  # type: ignore[union-attr]
+        except RuntimeError:
+            return None
+        assert tensor._layout is not None
+        return strided_view(storage, tensor._offset, tensor._layout)
 
     def _logical(self, tensor: Tensor, storage: Any) -> Any:
         """Return the Tensor's values as an MLX array over its carrier's ``storage``."""
@@ -358,7 +406,11 @@ class MLXBackend:
 
     def is_native(self, value: object) -> bool:
         """Return whether ``value`` is an MLX array or a launched result."""
-        return type(value) is _Result or isinstance(value, self.mx.array)
+        return (
+            type(value) is _Result
+            or isinstance(value, self.mx.array)
+            or type(value) is np.ndarray  # (a host-held dtype's result)
+        )
 
     def dtype(self, array: Any) -> DType:
         """Return the namespace dtype an MLX result narrows to.
@@ -429,6 +481,8 @@ class MLXBackend:
         """Adopt an MLX result (or a launched one) as a fresh Metal carrier (no copy)."""
         if type(result) is _Result:
             return result.adopted
+        if type(result) is np.ndarray:
+            return _hold(result)
         device, name = _Device.device, _Device.name
         if device is None:
             device, name = _mlx_device()
@@ -467,6 +521,8 @@ class MLXBackend:
         array = np.asarray(values)
         if dtype is not None:
             array = array.astype(_dtypes.numpy_dtype(dtype), copy=False)
+        if (dtype if dtype is not None else _dtypes.from_numpy(array.dtype)) in self.held:
+            return np.array(array, order="C", copy=True)  # (held in host memory)
         if not array.flags.c_contiguous:
             array = np.array(array, order="C")  # (ascontiguousarray would make 0-d 1-d)
         with self.stream():
@@ -493,19 +549,28 @@ class MLXBackend:
         return copied
 
     def cast(self, array: Any, dtype: DType) -> Any:
-        """Return ``array`` cast to ``dtype`` (a new MLX array)."""
+        """Return ``array`` cast to ``dtype`` (a new MLX array; NumPy for a host-held one)."""
+        if type(array) is np.ndarray or dtype in self.held:
+            host = array if type(array) is np.ndarray else self.to_numpy(array)
+            return self.asarray(host.astype(_dtypes.numpy_dtype(dtype)), dtype)
         with self.stream():
             return self.mx.array(array).astype(self._to_mx[dtype])
 
     def astype(self, array: Any, dtype: DType) -> Any:
         """Return ``array`` as ``dtype`` (itself when it already is)."""
+        if type(array) is np.ndarray or dtype in self.held:
+            if type(array) is np.ndarray and array.dtype == _dtypes.numpy_dtype(dtype):
+                return array
+            return self.cast(array, dtype)
         if array.dtype == self._to_mx[dtype]:
             return array
         with self.stream():
             return array.astype(self._to_mx[dtype])
 
     def scalar(self, value: object, dtype: DType) -> Any:
-        """Return a 0-d MLX array of ``dtype`` holding ``value``."""
+        """Return a 0-d MLX array of ``dtype`` holding ``value`` (NumPy for a host-held one)."""
+        if dtype in self.held:
+            return np.asarray(value, dtype=_dtypes.numpy_dtype(dtype))
         with self.stream():
             if type(value) is int and value > _INT64_MAX:
                 value = _wide_int(self.mx, value)
@@ -513,6 +578,8 @@ class MLXBackend:
 
     def broadcast_to(self, array: Any, shape: tuple[int, ...]) -> Any:
         """Broadcast ``array`` to ``shape`` (ValueError if it cannot)."""
+        if type(array) is np.ndarray:
+            return np.broadcast_to(array, shape)
         try:
             with self.stream():
                 return self.mx.broadcast_to(array, shape)
@@ -530,6 +597,8 @@ class MLXBackend:
             If an integer index is out of range (MLX would read past its buffer).
         """
         mx = self.mx
+        if type(array) is np.ndarray:
+            return array[tuple(self.to_numpy(k) if isinstance(k, mx.array) else k for k in key)]
         if len(key) == 1 and isinstance(key[0], mx.array) and key[0].dtype != mx.bool_:
             with self.stream():
                 if array.ndim:
@@ -541,13 +610,25 @@ class MLXBackend:
     def set_advanced(self, array: Any, key: tuple[Any, ...], values: Any) -> Any:
         """Return a copy of ``array`` with ``values`` written at the advanced ``key``."""
         mx = self.mx
-        host = self.to_numpy(array)
+        held = type(array) is np.ndarray
+        host = np.array(array, copy=True) if held else self.to_numpy(array)
         host_key = tuple(self.to_numpy(k) if isinstance(k, mx.array) else k for k in key)
-        host[host_key] = self.to_numpy(values)
-        return self.asarray(host, None)
+        host[host_key] = values if type(values) is np.ndarray else self.to_numpy(values)
+        return host if held else self.asarray(host, None)
 
-    def write_source(self, values: Any, shape: tuple[int, ...], dtype: DType) -> Metal:
-        """Return a Metal carrier holding ``values`` broadcast to ``shape`` (scatter source)."""
+    def write_source(self, values: Any, shape: tuple[int, ...], dtype: DType) -> Carrier:
+        """Return a carrier holding ``values`` broadcast to ``shape`` (scatter source).
+
+        A Metal carrier; a host carrier for a host-held dtype.
+        """
+        if dtype in self.held or type(values) is np.ndarray:
+            host = values if type(values) is np.ndarray else self.to_numpy(values)
+            flat = np.ascontiguousarray(
+                np.broadcast_to(host.astype(_dtypes.numpy_dtype(dtype), copy=False), shape)
+            ).reshape(-1)
+            kind: Any = carrier_for("CPU", dtype)
+            held: Carrier = kind.from_numpy(np.array(flat, copy=True), mutable=False)
+            return held
         with self.stream():
             # mx.contiguous: a broadcast keeps zero strides through reshape and
             # mx.array, and the carrier's device scatter needs row-major storage.
@@ -563,12 +644,16 @@ class MLXBackend:
 
     def dlpack(self, tensor: Tensor, consumer: str, **kwargs: Any) -> Any:
         """Return MLX's DLPack capsule of (a copy of) the Tensor's values."""
+        if _held(tensor._carrier):
+            return np.array(_host_view(tensor), copy=True).__dlpack__(**kwargs)
         array = self._logical(tensor, _storage(tensor._carrier, False))
         mlx_eval(array)
         return self.mx.array(array).__dlpack__(**kwargs)
 
     def dlpack_device(self, tensor: Tensor) -> tuple[int, int]:
         """Return MLX's DLPack device of the Tensor's values."""
+        if _held(tensor._carrier):
+            return (1, 0)
         array = self._logical(tensor, _storage(tensor._carrier, False))
         device: tuple[int, int] = tuple(array.__dlpack_device__())
         return device
@@ -616,10 +701,9 @@ def _to_device(backend: MLXBackend, value: Any) -> Any:
     if isinstance(value, (np.ndarray, np.generic)):
         array = np.asarray(value)
         dtype = _dtypes.from_numpy(array.dtype) or _dtypes.narrow(array.dtype)
-        if dtype not in backend._to_mx:
-            # (NumPy's float64 or complex128 answer of a delegated call, on a device
-            # without them: held at the precision the operands had)
-            dtype = _NARROWER.get(dtype, dtype)
+        if dtype in backend.held:
+            # (a dtype MLX cannot hold on its device: kept in host memory, no narrowing)
+            return np.array(array, order="C", copy=True)
         return backend.asarray(array, dtype)
     if isinstance(value, tuple) and hasattr(value, "_fields"):
         return type(value)(*(_to_device(backend, v) for v in value))
@@ -855,16 +939,32 @@ def _build(
     impl = _implementation(backend, entry, name)
     array_type, stream, complete = mx.array, mx.stream, backend.complete
     needs_host, touches_empty, environ_get = shims.NeedsHost, shims.touches_empty, os.environ.get
+    ndarray_type, np_dtype_type = np.ndarray, np.dtype
+    float64, complex64 = getattr(mx, "float64", None), mx.complex64
 
     @functools.wraps(impl)
     def on_device(*args: Any, **kwargs: Any) -> Any:
         # (touches_empty, inlined for positional arrays: this runs before every launch)
+        float64_seen = complex_seen = False  # (see below)
         for value in (*args, *kwargs.values()) if kwargs else args:
             if type(value) is array_type:
                 if not value.size:
                     return host(*args, **kwargs)
+                dtype = value.dtype  # (MLX's dtypes compare equal, never identical)
+                if dtype == float64:
+                    float64_seen = True
+                elif dtype == complex64:
+                    complex_seen = True
+            elif type(value) is complex:
+                complex_seen = True
+            elif type(value) is ndarray_type or isinstance(value, np_dtype_type):
+                return host(*args, **kwargs)  # (a host-held dtype: NumPy computes it)
             elif (type(value) is list or type(value) is tuple) and touches_empty(value, {}):
                 return host(*args, **kwargs)
+        if float64_seen and complex_seen:
+            # float64 with complex64 or a Python complex is complex128 (the standard's
+            # promotion), which MLX would give as complex64: NumPy computes it
+            return host(*args, **kwargs)
         device, device_name = _Device.device, _Device.name  # (backend.stream(), inlined)
         if device is None or environ_get(DEVICE_ENV, "") != _Device.key:
             device, device_name = _mlx_device()

@@ -72,6 +72,8 @@ def private(impl: Callable[..., Any]) -> Callable[..., Any]:
 def touches_empty(args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any]) -> bool:
     """Whether an MLX array argument (or one in a list or tuple argument) has no elements.
 
+    Also True for a NumPy array in a list or tuple (a host-held dtype's operand).
+
     Such calls go to NumPy on the host (a copy of nothing): MLX 0.32.4's reductions
     over an empty array on its CPU device can spin for good inside ``mlx.core.eval``
     (``std``, ``var``, ``sum`` of ``[]``; tests/array_api/test_fast_paths.py runs them
@@ -83,11 +85,15 @@ def touches_empty(args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any]) -> 
         if type(value) is array_type:
             if value.size == 0:
                 return True
+        elif type(value) is np.ndarray:
+            return True  # (a host-held dtype's operand: NumPy computes it)
         elif type(value) in (list, tuple):
             item: Any
             for item in value:
                 if type(item) is array_type and item.size == 0:
                     return True
+                if type(item) is np.ndarray:
+                    return True  # (a host-held dtype among them: NumPy computes it)
     return False
 
 

@@ -128,3 +128,16 @@ def test_an_array_over_a_file_opened_for_writing_writes_the_file(tmp_path: Path)
     np.asarray(x)[2] = 20.0
     x.carrier.release()
     np.testing.assert_array_equal(np.load(path), [0, 10, 20, 3])
+
+
+@pytest.mark.needs_mlx
+def test_a_metal_array_of_a_dtype_held_in_host_memory_exports_a_writable_view() -> None:
+    pytest.importorskip("mlx")
+    z = xp.asarray(np.array([1 + 2j, 3 - 1j]), device=xp.Device("Metal"))
+    assert z.dtype is xp.complex128
+    before = z.carrier.version
+    view = np.asarray(z)
+    view[0] = 0
+    assert z.carrier.version == before + 1
+    assert complex(z[0]) == 0
+    assert np.from_dlpack(z).flags.writeable
