@@ -1032,6 +1032,8 @@ def _direct(backend: MLXBackend, name: str) -> Callable[..., Adopted | None] | N
     ) -> Adopted | None:
         if forked[0]:
             _require_mlx_alive("run MLX work")
+        if kwargs and any(isinstance(v, np.dtype) for v in kwargs.values()):
+            return None  # (a host-held dtype asked for: the general path computes it)
         mx_device = carrier.mlx_device
         try:
             with stream(mx_device):

@@ -286,6 +286,21 @@ def _host_view(array: Any, np_dtype: np.dtype[Any]) -> npt.NDArray[Any] | None:
     return view
 
 
+
+def _store_at(mx: Any, storage: Any, index: Any, source: Any) -> Any:
+    """Return ``storage`` with ``source`` written at the 1-D integer ``index``.
+
+    Elements of 8 bytes (int64, uint64, float64, complex64) are written as pairs of
+    uint32 words: MLX's GPU scatter takes no 64-bit elements ("GPU scatter does not
+    yet support int64"), and the words' scatter is the same write on every device.
+    """
+    if storage.dtype.size != 8:
+        storage[index] = source
+        return storage
+    words = storage.view(mx.uint32).reshape(-1, 2)
+    words[index] = mx.contiguous(source.astype(storage.dtype)).view(mx.uint32).reshape(-1, 2)
+    return words.reshape(-1).view(storage.dtype)
+
 class Metal(_ArrayCarrier):
     """Typed accelerator storage: one 1-D ``mlx.core.array`` of ``size`` elements.
 
@@ -973,7 +988,7 @@ class Metal(_ArrayCarrier):
         mlx_eval(index, source)
         storage = self._updated(mx)
         with mx.stream(self._device):
-            storage[index] = source
+            storage = _store_at(mx, storage, index, source)
         self._commit(mx, storage)
 
     def _write_unique(
@@ -992,7 +1007,7 @@ class Metal(_ArrayCarrier):
         mlx_eval(index, source)
         storage = self._updated(mx)
         with mx.stream(self._device):
-            storage[index] = source
+            storage = _store_at(mx, storage, index, source)
         self._commit(mx, storage)
 
     # -- MLX interop ------------------------------------------------------------------------

@@ -151,13 +151,16 @@ def test_pyarrow_int32_and_bool_keep_their_types() -> None:
     assert pa.array(sw.CPU(2), type=pa.float64()).type == pa.float64()
 
 
-def test_torch_cannot_write_through_an_array_api_array() -> None:
+def test_torch_shares_a_writable_arrays_memory_and_the_export_is_one_version_step() -> None:
+    # CONTRACT section 9, version 3: a writable Array exports a writable zero-copy
+    # view (as torch.Tensor.numpy() does); a carrier itself still exports read-only.
     torch = pytest.importorskip("torch")
     import stridewave.array_api as xp
 
     array = xp.asarray(VALUES)
     version = array.carrier.version
     imported = torch.from_dlpack(array)
+    assert array.carrier.version == version + 1
     imported[0] = 99.0
-    assert array.carrier.version == version
-    np.testing.assert_array_equal(np.asarray(array), VALUES)
+    assert float(array[0]) == 99.0
+    np.testing.assert_array_equal(np.asarray(array.carrier)[1:], VALUES[1:])
