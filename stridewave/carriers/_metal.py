@@ -182,6 +182,11 @@ def mlx_eval(*arrays: Any, schedule_only: bool = False) -> None:
         evaluate(*arrays)
 
 
+#: MLX's switch for reduced-precision (TF32) float32 matrix products on GPUs that
+#: have them (default on in MLX); StrideWeave sets it to ``"0"`` unless it is set.
+TF32_ENV: Final = "MLX_ENABLE_TF32"
+
+
 def _import_mlx() -> Any:
     """Return ``mlx.core`` (imported on first use), or raise an actionable RuntimeError.
 
@@ -189,6 +194,10 @@ def _import_mlx() -> Any:
     there would hang): see :func:`_require_mlx_alive`.
     """
     _require_mlx_alive("run MLX work")
+    # float32 matrix products at float32's accuracy, as NumPy's (MLX otherwise runs
+    # them in TF32 on tensor-core GPUs: about 1e-3 relative error per product); a
+    # user's own MLX_ENABLE_TF32 setting is kept. docs/metal.md, "Precision".
+    os.environ.setdefault(TF32_ENV, "0")
     try:
         import mlx.core as mx  # the one lazy import point (no module-level mlx)
     except ImportError as exc:
@@ -286,7 +295,6 @@ def _host_view(array: Any, np_dtype: np.dtype[Any]) -> npt.NDArray[Any] | None:
     return view
 
 
-
 def _store_at(mx: Any, storage: Any, index: Any, source: Any) -> Any:
     """Return ``storage`` with ``source`` written at the 1-D integer ``index``.
 
@@ -300,6 +308,7 @@ def _store_at(mx: Any, storage: Any, index: Any, source: Any) -> Any:
     words = storage.view(mx.uint32).reshape(-1, 2)
     words[index] = mx.contiguous(source.astype(storage.dtype)).view(mx.uint32).reshape(-1, 2)
     return words.reshape(-1).view(storage.dtype)
+
 
 class Metal(_ArrayCarrier):
     """Typed accelerator storage: one 1-D ``mlx.core.array`` of ``size`` elements.
