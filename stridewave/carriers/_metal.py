@@ -158,6 +158,8 @@ def _require_mlx_alive(action: str) -> None:
 #: others wait for theirs) at times never return. A leaf lock: nothing else is taken
 #: while it is held, so it orders no other lock.
 _EVAL_LOCK = threading.Lock()
+if hasattr(os, "register_at_fork"):  # inherited held by a vanished thread: reset
+    os.register_at_fork(after_in_child=getattr(_EVAL_LOCK, "_at_fork_reinit"))  # noqa: B009
 
 
 def mlx_eval(*arrays: Any, schedule_only: bool = False) -> None:
