@@ -49,6 +49,7 @@ from stridewave.carriers._metal import (
     _import_mlx,
     _require_mlx_alive,
     _select_device,
+    check_result_size,
     metal_runtime,
     mlx_eval,
 )
@@ -403,6 +404,7 @@ class MLXBackend:
         if dtype is None:
             dtype = self.dtype(out)
             shaped = mx.astype(out, self._to_mx[dtype], stream=mx_device)
+        check_result_size(shaped, dtype)  # (MLX crashes where an allocation fails)
         flat = shaped if shaped.ndim == 1 else mx.reshape(shaped, (-1,), stream=mx_device)
         if flat.size:
             mlx_eval(flat, schedule_only=True)
