@@ -72,10 +72,17 @@ def devices_differ(first: object, second: object, what: str = "") -> str:
 
 
 def outside_carrier(tensor: object, size: int) -> str:
-    """Return the message for a view whose slots no longer fit its carrier."""
+    """Return the message for a view whose slots no longer fit its carrier.
+
+    The view is named by its kind and geometry, never by its ``repr``, which would
+    read the very values that are out of reach (and raise this error again).
+    """
+    layout = getattr(tensor, "_layout", None)
+    where = f"{type(tensor).__name__} over {layout!r}" if layout is not None else "A view"
     return (
-        f"{tensor!r} addresses slots outside its carrier of {size} slots (the carrier "
-        "shrank after the view was made)."
+        f"{where} at offset {getattr(tensor, '_offset', 0)} addresses slots outside its "
+        f"carrier of {size} slots (the carrier shrank after the view was made). Make the "
+        "view again from the carrier as it is now."
     )
 
 
