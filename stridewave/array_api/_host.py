@@ -21,8 +21,10 @@ import numpy as np
 from stridewave.array_api import _dtypes
 from stridewave.array_api._backend import (
     Adopted,
+    QuietNamespace,
     check_bounds,
     contiguous_layout,
+    quiet,
 )
 from stridewave.array_api._dtypes import narrow
 from stridewave.carriers import CPU, Carrier, Generic
@@ -129,21 +131,21 @@ def _tanh(x: Any, /) -> Any:
     return out
 
 
-class _Namespace:
-    """``array_api_compat.numpy`` with the host's few shims (an attribute each, once)."""
+class _Namespace(QuietNamespace):
+    """``array_api_compat.numpy`` with the host's few shims (an attribute each, once).
+
+    Every function computes without NumPy's floating-point warnings
+    (:func:`~stridewave.array_api._backend.quiet`).
+    """
 
     def __init__(self) -> None:
-        self.clip = _clip
-        self.floor_divide = _floor_divide
-        self.expm1 = _expm1
-        self.tanh = _tanh
-        self.linalg = cnp.linalg
-        self.fft = cnp.fft
-
-    def __getattr__(self, name: str) -> Any:
-        found = getattr(cnp, name)
-        setattr(self, name, found)
-        return found
+        super().__init__(cnp)
+        self.clip = quiet(_clip)
+        self.floor_divide = quiet(_floor_divide)
+        self.expm1 = quiet(_expm1)
+        self.tanh = quiet(_tanh)
+        self.linalg = QuietNamespace(cnp.linalg)
+        self.fft = QuietNamespace(cnp.fft)
 
 
 _NAMESPACE: Final = _Namespace()

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 
 from stridewave.array_api import _dtypes, _messages
-from stridewave.array_api._backend import Adopted, check_bounds, contiguous_layout
+from stridewave.array_api._backend import Adopted, check_bounds, contiguous_layout, quiet
 from stridewave.carriers import Carrier, Evictable, Metal
 from stridewave.carriers._extension import carrier_for, metal_storage_dtypes
 from stridewave.carriers._metal import (
@@ -693,7 +693,7 @@ def _build(
 
         namespace: Any = cnp if sub is None else getattr(cnp, sub)
         try:
-            result = getattr(namespace, name)(
+            result = quiet(getattr(namespace, name))(
                 *_to_host(backend, list(args)), **_to_host(backend, kwargs)
             )
         finally:
