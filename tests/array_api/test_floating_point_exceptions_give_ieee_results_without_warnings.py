@@ -111,3 +111,19 @@ def test_scikit_learns_standard_scaler_on_a_constant_column_warns_no_more_than_o
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.strip().splitlines()[-1] == "ok"
+
+
+def test_a_numpy_without_the_error_state_variable_gets_the_same_answers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from stridewave.array_api import _backend
+
+    monkeypatch.setattr(_backend, "_ERRSTATE", None)  # (NumPy's private name, looked up)
+    divide = _backend.quiet(np.divide)
+    zeros = np.zeros(2)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert np.isnan(divide(zeros, zeros)).all()
+    assert not caught, [str(w.message) for w in caught]
+    with np.errstate(invalid="raise"), pytest.raises(FloatingPointError):
+        divide(zeros, zeros)
