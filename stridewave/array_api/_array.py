@@ -16,6 +16,7 @@ import runs from this module back up to them.
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import types
@@ -292,6 +293,8 @@ _get_carrier: Final = Tensor.__dict__["_carrier"].__get__
 _set_carrier: Final = Tensor.__dict__["_carrier"].__set__
 #: Guards the one-time making of a fresh result's carrier (:meth:`Array._materialize`).
 _MATERIALIZE_LOCK: Final = threading.Lock()
+if hasattr(os, "register_at_fork"):  # inherited held by a vanished thread: reset
+    os.register_at_fork(after_in_child=getattr(_MATERIALIZE_LOCK, "_at_fork_reinit"))  # noqa: B009
 
 
 class Array(Tensor):

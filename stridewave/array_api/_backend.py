@@ -14,9 +14,13 @@ docs/architecture.md says how a third one plugs in.
 
 from __future__ import annotations
 
+import contextvars
 import functools
+import importlib
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final, Protocol
+
+import numpy as np
 
 from stridewave.array_api import _messages
 from stridewave.layout import Layout
@@ -31,8 +35,10 @@ if TYPE_CHECKING:
 __all__ = [
     "Adopted",
     "Backend",
+    "QuietNamespace",
     "check_bounds",
     "contiguous_layout",
+    "quiet",
     "strided_layout",
 ]
 
@@ -209,3 +215,89 @@ def check_bounds(tensor: Tensor, size: int) -> None:
 
 #: The layout of an empty scatter target (``Carrier.scatter``'s unused argument).
 EMPTY_LAYOUT: Final = Layout((0,))
+
+
+# -- floating-point warnings -----------------------------------------------------------
+
+#: NumPy's floating-point error state (what ``numpy.errstate`` and ``numpy.seterr``
+#: set): a context variable, private to NumPy, so looked up with a fallback.
+_ERRSTATE: Final[contextvars.ContextVar[Any] | None] = getattr(
+    importlib.import_module("numpy._core.umath"), "_extobj_contextvar", None
+)
+
+
+def _ignoring_state() -> Any:
+    with np.errstate(all="ignore"):
+        return _ERRSTATE.get() if _ERRSTATE is not None else None
+
+
+#: The state NumPy starts with (nothing set), and that state with every floating-point
+#: exception ignored; each read in a fresh context, whatever the importer had set.
+_UNSET: Final = contextvars.Context().run(_ERRSTATE.get) if _ERRSTATE is not None else None
+_IGNORING: Final = contextvars.Context().run(_ignoring_state)
+_DEFAULT_ERR: Final = contextvars.Context().run(np.geterr)
+
+
+def quiet(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Return ``func`` computing with NumPy's floating-point warnings off.
+
+    The standard defines no floating-point warnings, and its consumers cannot silence
+    a namespace's (scikit-learn's ``numpy.errstate`` covers NumPy arrays only): the
+    host devices answer ``nan`` and infinities silently, as Metal's MLX does. A state
+    the caller set (``numpy.errstate``, ``numpy.seterr``) is NumPy's own choice and is
+    kept. The cost is one context-variable step per call, no ``errstate`` object.
+
+    Parameters
+    ----------
+    func : callable
+        A function computing with NumPy.
+
+    Returns
+    -------
+    callable
+        ``func`` under NumPy's "ignore" state where the caller set none.
+    """
+    state = _ERRSTATE
+    if state is None:  # (a NumPy without the context variable: the public, slower way)
+
+        @functools.wraps(func)
+        def public(*args: Any, **kwargs: Any) -> Any:
+            if np.geterr() != _DEFAULT_ERR:
+                return func(*args, **kwargs)
+            with np.errstate(all="ignore"):
+                return func(*args, **kwargs)
+
+        return public
+    get, put, reset, unset, ignoring = state.get, state.set, state.reset, _UNSET, _IGNORING
+
+    @functools.wraps(func)
+    def quiet(*args: Any, **kwargs: Any) -> Any:
+        if get() is not unset:
+            return func(*args, **kwargs)
+        token = put(ignoring)
+        try:
+            return func(*args, **kwargs)
+        finally:
+            reset(token)
+
+    return quiet
+
+
+class QuietNamespace:
+    """A namespace whose functions compute without floating-point warnings (:func:`quiet`).
+
+    Parameters
+    ----------
+    namespace : module or object
+        The namespace whose functions to wrap, each once, on first use.
+    """
+
+    def __init__(self, namespace: Any) -> None:
+        self._namespace = namespace
+
+    def __getattr__(self, name: str) -> Any:
+        found = getattr(self._namespace, name)
+        if callable(found) and not isinstance(found, type):
+            found = quiet(found)
+        setattr(self, name, found)
+        return found

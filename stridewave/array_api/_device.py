@@ -69,7 +69,13 @@ _BACKENDS: Final = {
 #: The kinds whose backend offers direct calls.
 _DIRECT_KINDS: Final = frozenset({"Metal"})
 
+#: Guards the one-time making of each Device (``_INSTANCES``), of its backend (the
+#: ``backend`` slot: the backend module's import and ``backend(kind)``) and the
+#: default device (``_default``). A leaf lock apart from the imports it runs; reset in
+#: a forked child, where the thread that held it does not exist.
 _lock = threading.RLock()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=getattr(_lock, "_at_fork_reinit"))  # noqa: B009
 
 
 class Device:

@@ -21,8 +21,10 @@ import numpy as np
 from stridewave.array_api import _dtypes
 from stridewave.array_api._backend import (
     Adopted,
+    QuietNamespace,
     check_bounds,
     contiguous_layout,
+    quiet,
 )
 from stridewave.array_api._dtypes import narrow
 from stridewave.carriers import CPU, Carrier, Generic
@@ -129,21 +131,21 @@ def _tanh(x: Any, /) -> Any:
     return out
 
 
-class _Namespace:
-    """``array_api_compat.numpy`` with the host's few shims (an attribute each, once)."""
+class _Namespace(QuietNamespace):
+    """``array_api_compat.numpy`` with the host's few shims (an attribute each, once).
+
+    Every function computes without NumPy's floating-point warnings
+    (:func:`~stridewave.array_api._backend.quiet`).
+    """
 
     def __init__(self) -> None:
-        self.clip = _clip
-        self.floor_divide = _floor_divide
-        self.expm1 = _expm1
-        self.tanh = _tanh
-        self.linalg = cnp.linalg
-        self.fft = cnp.fft
-
-    def __getattr__(self, name: str) -> Any:
-        found = getattr(cnp, name)
-        setattr(self, name, found)
-        return found
+        super().__init__(cnp)
+        self.clip = quiet(_clip)
+        self.floor_divide = quiet(_floor_divide)
+        self.expm1 = quiet(_expm1)
+        self.tanh = quiet(_tanh)
+        self.linalg = QuietNamespace(cnp.linalg)
+        self.fft = QuietNamespace(cnp.fft)
 
 
 _NAMESPACE: Final = _Namespace()
@@ -306,7 +308,11 @@ class HostBackend:
 
         A fresh result whose carrier is not made yet is its own NumPy array (no one
         else can write it). An Array over a CPU or Generic carrier keeps its read-only
-        view as its ``native`` token until the carrier's version or size moves.
+        view as its ``native`` token until the carrier's version moves or its storage
+        array is replaced: the token holds that array (``_array``) and compares it by
+        identity. Every replacement of the storage (a resize, a release, an
+        Evictable's secondary loaded anew at each eviction, without a version step
+        of the tier) makes a new array object, whatever its size.
         """
         cache: Any = getattr(tensor, "_native", _NO_SLOT)
         if cache is not None and cache is not _NO_SLOT:
@@ -314,15 +320,14 @@ class HostBackend:
                 return cache[0]  # type: ignore[no-any-return]
             carrier = tensor._carrier
             if (
-                cache[1] == carrier.version  # type: ignore[union-attr]
-                and cache[2] == carrier.size()  # type: ignore[union-attr]
-                and not carrier.is_released()  # type: ignore[union-attr]
+                cache[2] is carrier._array  # type: ignore[union-attr]
+                and cache[1] == carrier.version  # type: ignore[union-attr]
             ):
                 return cache[0]  # type: ignore[no-any-return]
         carrier = tensor._carrier
         view = _view(tensor)
         if cache is not _NO_SLOT and type(carrier) in _CACHEABLE:
-            tensor._native = (view, carrier.version, carrier.size())  # type: ignore[attr-defined,union-attr]
+            tensor._native = (view, carrier.version, carrier._array)  # type: ignore[attr-defined,union-attr]
         return view
 
     def export(self, tensor: Tensor) -> npt.NDArray[Any]:
@@ -412,13 +417,14 @@ class HostBackend:
         -------
         tuple
             ``(carrier, token)``: the carrier over the array's buffer (no copy) and
-            the Array's token from now on (a read-only view, version and size).
+            the Array's token from now on (a read-only view, the version and the
+            storage array: see :meth:`read`).
         """
         array = native[0]
         carrier = _from_numpy(array.reshape(-1))
         view = array.view()
         view.flags.writeable = False  # internal: operands only, never handed out
-        return carrier, (view, carrier.version, carrier.size())
+        return carrier, (view, carrier.version, carrier._array)  # type: ignore[attr-defined]
 
     @staticmethod
     def direct(name: str) -> None:

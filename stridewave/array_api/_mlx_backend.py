@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 
 from stridewave.array_api import _dtypes, _messages
-from stridewave.array_api._backend import Adopted, check_bounds, contiguous_layout
+from stridewave.array_api._backend import Adopted, check_bounds, contiguous_layout, quiet
 from stridewave.carriers import Carrier, Evictable, Metal
 from stridewave.carriers._extension import carrier_for, metal_storage_dtypes
 from stridewave.carriers._metal import (
@@ -49,6 +49,7 @@ from stridewave.carriers._metal import (
     _import_mlx,
     _require_mlx_alive,
     _select_device,
+    check_result_size,
     metal_runtime,
     mlx_eval,
 )
@@ -459,6 +460,7 @@ class MLXBackend:
         if dtype is None:
             dtype = self.dtype(out)
             shaped = mx.astype(out, self._to_mx[dtype], stream=mx_device)
+        check_result_size(shaped, dtype)  # (MLX crashes where an allocation fails)
         flat = shaped if shaped.ndim == 1 else mx.reshape(shaped, (-1,), stream=mx_device)
         if flat.size:
             mlx_eval(flat, schedule_only=True)
@@ -923,7 +925,7 @@ def _build(
 
         namespace: Any = cnp if sub is None else getattr(cnp, sub)
         try:
-            result = getattr(namespace, name)(
+            result = quiet(getattr(namespace, name))(
                 *_to_host(backend, list(args)), **_to_host(backend, kwargs)
             )
         finally:

@@ -158,6 +158,40 @@ def _require_mlx_alive(action: str) -> None:
 #: others wait for theirs) at times never return. A leaf lock: nothing else is taken
 #: while it is held, so it orders no other lock.
 _EVAL_LOCK = threading.Lock()
+if hasattr(os, "register_at_fork"):  # inherited held by a vanished thread: reset
+    os.register_at_fork(after_in_child=getattr(_EVAL_LOCK, "_at_fork_reinit"))  # noqa: B009
+
+
+#: Results below this many bytes pass :func:`check_result_size` unchecked: every bound
+#: it compares with is larger (a process running MLX already maps more than this), so
+#: the answer is the same, without reading the limits on every operation.
+_UNCHECKED_BELOW: Final = 1 << 26
+
+
+def check_result_size(array: Any, dtype: DType) -> None:
+    """Raise ``MemoryError`` before MLX allocates a result no process here can hold.
+
+    MLX crashes the process (SIGSEGV) when an allocation fails: the array API's MLX
+    backend calls this on every result before scheduling it, as ``Metal(n)`` checks
+    its size before building its storage (:func:`check_host_allocation`).
+
+    Parameters
+    ----------
+    array : mlx.core.array
+        The result, not evaluated yet (its ``nbytes`` allocates nothing).
+    dtype : DType
+        Its dtype, for the message.
+
+    Raises
+    ------
+    MemoryError
+        If the result's bytes exceed the smallest of physical memory, ``RLIMIT_AS``,
+        ``RLIMIT_DATA`` and the cgroup's ``memory.max``; nothing was allocated.
+    """
+    nbytes: int = array.nbytes
+    if nbytes >= _UNCHECKED_BELOW:
+        shape = tuple(array.shape)
+        check_host_allocation(nbytes, what=f"A Metal array of shape {shape} and dtype {dtype!r}")
 
 
 def mlx_eval(*arrays: Any, schedule_only: bool = False) -> None:

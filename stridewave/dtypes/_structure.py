@@ -15,6 +15,7 @@ it never moves.
 from __future__ import annotations
 
 import math
+import os
 import threading
 from typing import Final, TypeAlias, Union
 
@@ -36,6 +37,8 @@ class WholeType:
     __slots__ = ()
     _instance: WholeType | None = None
     _lock: Final = threading.Lock()
+    if hasattr(os, "register_at_fork"):  # inherited held by a vanished thread: reset
+        os.register_at_fork(after_in_child=getattr(_lock, "_at_fork_reinit"))  # noqa: B009
 
     def __new__(cls) -> Self:
         with cls._lock:

@@ -5,8 +5,9 @@ NumPy's ``floor_divide`` answers ``inf // 2`` with NaN and ``1 // -inf`` with -1
 standard asks for the signed infinity, the signed zero, -0 and the divisor's sign;
 each case runs through the function, its operator and its in-place operator.
 
-NumPy's own RuntimeWarnings for these operands (``invalid value encountered``) are
-kept, as NumPy and ``array_api_strict`` give them.
+The namespace gives no floating-point warnings for these operands (docs/array-api.md,
+"Floating-point warnings"); the filter below leaves NumPy's own calls in the checks
+free to warn.
 """
 
 from __future__ import annotations
