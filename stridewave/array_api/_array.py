@@ -610,21 +610,22 @@ class Array(Tensor):
     def __iter__(self) -> Iterator[Array]:
         """Iterate over the first axis, as ``array_api_strict`` does.
 
-        Yields
-        ------
-        Array
+        Returns
+        -------
+        iterator of Array
             ``self[i]`` for ``i`` in ``range(self.shape[0])``: views of the same
             carrier (basic indexing), each of ``ndim - 1`` axes.
 
         Raises
         ------
         TypeError
-            If the array is 0-d (there is no first axis).
+            If the array is 0-d (there is no first axis): raised by ``iter(x)``
+            itself, so ``numpy.iterable(x)`` answers False as for NumPy's 0-d arrays
+            (matplotlib and SciPy ask it).
         """
         if self.ndim == 0:
             raise TypeError(_messages.iterate_0d())
-        for i in range(self.shape[0]):
-            yield self[i]
+        return (self[i] for i in range(self.shape[0]))
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickle as the Tensor it is: carrier, layout and offset (no cached view).

@@ -245,9 +245,11 @@ def result_type(*arrays_and_dtypes: object) -> DType:
 
     Raises
     ------
+    ValueError
+        If no array or dtype is given (Python scalars alone), as ``array_api_strict``.
     TypeError
-        If no array or dtype is given, a dtype is not of this namespace, or a Python
-        scalar cannot take the array dtype (a float with an integer array).
+        If a dtype is not of this namespace, or a Python scalar cannot take the array
+        dtype (a float with an integer array).
     """
     result: DType | None = None
     scalars: list[object] = []
@@ -259,7 +261,8 @@ def result_type(*arrays_and_dtypes: object) -> DType:
         assert dtype is not None
         result = dtype if result is None else promote(result, dtype)
     if result is None:
-        raise TypeError(_messages.result_type_of_nothing(arrays_and_dtypes))
+        # (ValueError, as array_api_strict raises: SciPy's callers catch that one)
+        raise ValueError(_messages.result_type_of_nothing(arrays_and_dtypes))
     for scalar in scalars:
         if not _scalar_fits(scalar, result):
             raise TypeError(_messages.scalar_of_other_kind(scalar, result))

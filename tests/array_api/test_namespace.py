@@ -380,3 +380,17 @@ def test_numpy_scalars_on_the_left_give_arrays_and_numpy_arrays_stay_numpy(kind:
     mixed = np.ones(3, dtype=np.float32) + x  # another library's array: NumPy's answer
     assert type(mixed) is np.ndarray
     np.testing.assert_array_equal(mixed, [2.0, 1.0, 4.0])
+
+
+def test_iter_of_a_0d_array_raises_at_once_so_numpy_iterable_says_false() -> None:
+    # matplotlib's unit check and SciPy's dendrogram ask numpy.iterable(x)
+    zero_d = xp.asarray(2.5)
+    assert not np.iterable(zero_d)
+    with pytest.raises(TypeError, match="0-d"):
+        iter(zero_d)
+    assert [float(v) for v in xp.asarray([1.0, 2.0])] == [1.0, 2.0]
+
+
+def test_result_type_of_python_scalars_alone_raises_value_error_as_the_reference() -> None:
+    with pytest.raises(ValueError, match="array or dtype"):
+        xp.result_type(-2, 1, 10.0)
