@@ -795,6 +795,8 @@ ULP_SLACK: Final = 2.0
 #: ``(function, MLX dtype, MLX device key)`` to whether it computes on the host.
 _ON_HOST: dict[tuple[str, Any, str], bool] = {}
 _ON_HOST_LOCK: Final = threading.Lock()
+if hasattr(os, "register_at_fork"):  # inherited held by a vanished thread: reset
+    os.register_at_fork(after_in_child=getattr(_ON_HOST_LOCK, "_at_fork_reinit"))  # noqa: B009
 
 
 def _ulp_error(got: Any, truth: Any, np_dtype: Any) -> float:
