@@ -35,9 +35,9 @@ def _metal_device_for_tests() -> None:
     """
     if "STRIDEWAVE_METAL_DEVICE" in os.environ:
         return
-    from stridewave.carriers._metal import metal_runtime
+    from stridewave.carriers._mlx_runtime import runtime
 
-    available, _why = metal_runtime()
+    available, _why = runtime()
     if not available:
         os.environ["STRIDEWAVE_METAL_DEVICE"] = "cpu"
 

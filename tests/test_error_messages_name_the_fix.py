@@ -168,7 +168,7 @@ def test_without_mlx_the_metal_hint_names_the_cpu_device_setting_for_linux() -> 
         "import sys; sys.modules['mlx'] = None; sys.modules['mlx.core'] = None\n"
         "import stridewave as sw\n"
         "try:\n    sw.Metal(2)\nexcept RuntimeError as exc:\n    print(exc)\n"
-        "from stridewave.carriers._metal import metal_runtime\nprint(metal_runtime()[1])\n"
+        "from stridewave.carriers._mlx_runtime import runtime\nprint(runtime()[1])\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True

@@ -22,9 +22,9 @@ def _runnable(device: object, what: str) -> Device:
     """Return the device asked about (the default if None); RuntimeError if Metal cannot run."""
     target = default_device() if device is None else as_device(device)
     if target is METAL_DEVICE:
-        from stridewave.carriers._metal import metal_runtime
+        from stridewave.carriers._mlx_runtime import runtime
 
-        runs, why = metal_runtime()
+        runs, why = runtime()
         if not runs:
             raise RuntimeError(
                 f"cannot give the {what} of Device('Metal'): Metal cannot run here ({why}). "
@@ -67,10 +67,10 @@ class Info:
         -------
         list of Device
         """
-        from stridewave.carriers._metal import metal_runtime
+        from stridewave.carriers._mlx_runtime import runtime
 
         found = [CPU_DEVICE, FILE_DEVICE, GENERIC_DEVICE]
-        if metal_runtime()[0]:
+        if runtime()[0]:
             found.append(METAL_DEVICE)
         return found
 

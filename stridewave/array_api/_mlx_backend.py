@@ -1,7 +1,7 @@
 """The MLX backend: ``mlx.core`` behind the standard's names, for the Metal device.
 
 MLX is not imported by this module: it gets ``mlx.core`` from the Metal carrier
-module's lazy import point (:func:`stridewave.carriers._metal._import_mlx`), so the
+module's lazy import point (:func:`stridewave.carriers._mlx_runtime.import_mlx`), so the
 Metal carrier module stays the only one that imports MLX. Every operation runs on
 the MLX device the Metal carriers use (``STRIDEWAVE_METAL_DEVICE``).
 
@@ -43,15 +43,15 @@ from stridewave.array_api import _dtypes, _messages
 from stridewave.array_api._backend import Adopted, check_bounds, contiguous_layout, quiet
 from stridewave.carriers import Carrier, Evictable, Metal
 from stridewave.carriers._extension import carrier_for, metal_storage_dtypes
-from stridewave.carriers._metal import (
-    _FORKED_AFTER_MLX,
+from stridewave.carriers._metal import check_result_size
+from stridewave.carriers._mlx_runtime import (
     DEVICE_ENV,
-    _import_mlx,
-    _require_mlx_alive,
-    _select_device,
-    check_result_size,
-    metal_runtime,
+    FORKED_AFTER_MLX,
+    import_mlx,
     mlx_eval,
+    require_alive,
+    runtime,
+    select_device,
 )
 from stridewave.carriers._scatter import strided_view
 from stridewave.dtypes import DType
@@ -90,7 +90,7 @@ class _Device:
 def _mlx_device() -> tuple[Any, str]:
     key = os.environ.get(DEVICE_ENV, "")
     if _Device.key != key or _Device.device is None:
-        _Device.device, _Device.name = _select_device(_import_mlx())
+        _Device.device, _Device.name = select_device(import_mlx())
         _Device.key = key
     return _Device.device, _Device.name
 
@@ -269,7 +269,7 @@ class MLXBackend:
     def __init__(self) -> None:
         from stridewave.array_api import _mlx_shims  # (imports MLX: on first use only)
 
-        self.mx = mx = _import_mlx()
+        self.mx = mx = import_mlx()
         self.shims = _mlx_shims
         names = {dtype: name for name, dtype in _dtypes.DTYPES.items()}
         self._to_mx: dict[DType, Any] = {
@@ -326,7 +326,7 @@ class MLXBackend:
         Raises ``RuntimeError`` (naming the ``spawn`` start method) in a child forked
         after MLX started, where MLX work would hang or crash.
         """
-        _require_mlx_alive("run MLX work")
+        require_alive("run MLX work")
         device, _name = _mlx_device()
         return self.mx.stream(device)
 
@@ -334,7 +334,7 @@ class MLXBackend:
 
     def read(self, tensor: Tensor) -> Any:
         """Return the Tensor's values as an MLX array (no host copy); note the read."""
-        _require_mlx_alive("read a Metal array")
+        require_alive("read a Metal array")
         carrier = tensor._carrier
         if type(carrier) is Metal:
             storage = carrier.mlx_array
@@ -1025,7 +1025,7 @@ def _direct(backend: MLXBackend, name: str) -> Callable[..., Adopted | None] | N
     impl = _implementation(backend, entry, name)
     array_type, stream, complete, logical = mx.array, mx.stream, backend.complete, backend._logical
     needs_host = backend.shims.NeedsHost
-    forked = _FORKED_AFTER_MLX  # (one flag: a direct call never reaches stream())
+    forked = FORKED_AFTER_MLX  # (one flag: a direct call never reaches stream())
 
     def run(
         operands: tuple[Any, ...],
@@ -1035,7 +1035,7 @@ def _direct(backend: MLXBackend, name: str) -> Callable[..., Adopted | None] | N
         shape: tuple[int, ...] | None = None,
     ) -> Adopted | None:
         if forked[0]:
-            _require_mlx_alive("run MLX work")
+            require_alive("run MLX work")
         if kwargs and any(isinstance(v, np.dtype) for v in kwargs.values()):
             return None  # (a host-held dtype asked for: the general path computes it)
         mx_device = carrier.mlx_device
@@ -1151,5 +1151,5 @@ def describe(kind: str) -> str:
     str
         E.g. ``"Metal: MLX CPU device (...), MLX 0.32.4"``.
     """
-    _ok, text = metal_runtime()
+    _ok, text = runtime()
     return f"{kind}: {text}"

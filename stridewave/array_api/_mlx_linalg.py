@@ -40,9 +40,9 @@ import numpy as np
 from array_api_compat.common._linalg import QRResult, SVDResult
 
 from stridewave.array_api._mlx_shims import NeedsHost
-from stridewave.carriers._metal import _import_mlx
+from stridewave.carriers._mlx_runtime import import_mlx
 
-mx: Any = _import_mlx()
+mx: Any = import_mlx()
 
 __all__ = [
     "LINALG",

@@ -15,9 +15,9 @@ from typing import Any, Final
 
 import numpy as np
 
-from stridewave.carriers._metal import _import_mlx
+from stridewave.carriers._mlx_runtime import import_mlx
 
-mx: Any = _import_mlx()
+mx: Any = import_mlx()
 
 __all__ = ["FFT", "LINALG", "MAIN", "SHARES_INPUT", "NeedsHost", "touches_empty"]
 

@@ -43,7 +43,8 @@ from stridewave.carriers._cpu import CPU
 from stridewave.carriers._evictable import Evictable
 from stridewave.carriers._file_backed import FileBacked
 from stridewave.carriers._generic import Generic
-from stridewave.carriers._metal import Metal, _import_mlx, _select_device
+from stridewave.carriers._metal import Metal
+from stridewave.carriers._mlx_runtime import import_mlx, select_device
 from stridewave.carriers._npy_file import NpyFile
 from stridewave.carriers._storage_dtypes import extension_row_for_numpy
 from stridewave.dtypes import DType, register_standard_dtypes
@@ -185,8 +186,8 @@ def metal_storage_dtypes() -> tuple[DType, ...]:
         set (what MLX can store at all).
     """
     try:
-        mx = _import_mlx()
-        device, _name = _select_device(mx)
+        mx = import_mlx()
+        device, _name = select_device(mx)
     except RuntimeError:
         return _MLX_CPU
     return _MLX_CPU if device.type == mx.cpu else _MLX_GPU

@@ -57,7 +57,6 @@ from __future__ import annotations
 
 import os
 import sys
-import threading
 import weakref
 from typing import Any, ClassVar, Final
 
@@ -69,6 +68,14 @@ from stridewave.carriers import _messages, _protocols
 from stridewave.carriers._array_backed import _ArrayCarrier
 from stridewave.carriers._base import Carrier, check_flag, check_size
 from stridewave.carriers._capabilities import Capabilities, ScatterSupport
+from stridewave.carriers._mlx_runtime import (
+    GPU_BUILD,
+    import_mlx,
+    mlx_eval,
+    require_alive,
+    runtime,
+    select_device,
+)
 from stridewave.carriers._normalize import materialize, storage_numpy_dtype
 from stridewave.carriers._resources import check_host_allocation
 from stridewave.carriers._scatter import (
@@ -84,7 +91,7 @@ from stridewave.dtypes import DType
 from stridewave.interop import export_dtype
 from stridewave.layout import Layout
 
-__all__ = ["DEVICE_ENV", "Metal", "metal_runtime"]
+__all__ = ["Metal"]
 
 _METAL_DTYPES: Final[tuple[DType, ...]] = (DType.Float32, DType.Int32, DType.Bool)
 
@@ -98,32 +105,6 @@ def _empty(dtype: DType) -> npt.NDArray[Any]:
 #: The stand-in ``_array`` of a carrier with no host view yet (shared: empty, read-only).
 _NO_VIEW: Final[dict[DType, npt.NDArray[Any]]] = {d: _empty(d) for d in _METAL_DTYPES}
 
-#: Environment variable selecting the MLX device: unset (or ``gpu``) requires a GPU
-#: runtime; ``cpu`` runs the carrier on MLX's CPU device (testing aid).
-DEVICE_ENV: Final = "STRIDEWAVE_METAL_DEVICE"
-
-_INSTALL_HINT: Final = (
-    'install it with pip install "stridewave[mlx]" (from a source checkout: pip install '
-    '-e ".[mlx]"; Apple silicon: mlx; Linux with an NVIDIA GPU: also pip install '
-    '"mlx[cuda13]"; Linux without a GPU: then set STRIDEWAVE_METAL_DEVICE=cpu to run '
-    "Metal on MLX's CPU device, a testing aid)"
-)
-
-
-class _Unavailable(RuntimeError):
-    """Metal cannot run here; ``short`` is the one-line reason for ``python -m stridewave info``."""
-
-    def __init__(self, message: str, short: str) -> None:
-        super().__init__(message)
-        self.short = short
-
-
-#: ``[True]`` in a process forked after MLX was imported in its parent (set by the
-#: at-fork hook below): MLX's worker threads did not survive the fork, so every MLX
-#: evaluation here would wait for ever. Metal work then raises instead.
-_FORKED_AFTER_MLX: Final[list[bool]] = [False]
-
-
 #: Metal carriers holding a host view of memory an MLX build with a GPU runtime
 #: allocated. MLX's CUDA build allocates every array (its CPU device's too) in managed
 #: memory a forked child cannot touch (SIGSEGV), so the at-fork hook drops those views:
@@ -131,11 +112,10 @@ _FORKED_AFTER_MLX: Final[list[bool]] = [False]
 _GPU_VIEWS: Final[weakref.WeakSet[Metal]] = weakref.WeakSet()
 
 
-def _after_fork_in_child() -> None:
-    # Imported counts as started: the library imports MLX only to work with it, and
-    # user code that imported it may have evaluated arrays the library cannot see.
+def _drop_gpu_views_in_child() -> None:
+    # MLX's CUDA build allocates every array in managed memory a forked child cannot
+    # touch: the views go, and the next host access raises the after-fork error.
     if "mlx.core" in sys.modules:
-        _FORKED_AFTER_MLX[0] = True
         for carrier in list(_GPU_VIEWS):  # (single-threaded here: no lock needed)
             if carrier._viewed:
                 carrier._drop_view()
@@ -143,23 +123,7 @@ def _after_fork_in_child() -> None:
 
 
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork_in_child)
-
-
-def _require_mlx_alive(action: str) -> None:
-    """Raise RuntimeError (naming the ``spawn`` start method) in a child forked after MLX."""
-    if _FORKED_AFTER_MLX[0]:
-        message = _messages.mlx_after_fork(action)
-        raise _Unavailable(message, "forked after MLX started: use the 'spawn' start method")
-
-
-#: Held around every MLX evaluation of this package (``eval``, ``async_eval``): on
-#: MLX's CUDA backend, threads that evaluate at once (one scheduling a graph while
-#: others wait for theirs) at times never return. A leaf lock: nothing else is taken
-#: while it is held, so it orders no other lock.
-_EVAL_LOCK = threading.Lock()
-if hasattr(os, "register_at_fork"):  # inherited held by a vanished thread: reset
-    os.register_at_fork(after_in_child=getattr(_EVAL_LOCK, "_at_fork_reinit"))  # noqa: B009
+    os.register_at_fork(after_in_child=_drop_gpu_views_in_child)
 
 
 #: Results below this many bytes pass :func:`check_result_size` unchecked: every bound
@@ -192,124 +156,6 @@ def check_result_size(array: Any, dtype: DType) -> None:
     if nbytes >= _UNCHECKED_BELOW:
         shape = tuple(array.shape)
         check_host_allocation(nbytes, what=f"A Metal array of shape {shape} and dtype {dtype!r}")
-
-
-def mlx_eval(*arrays: Any, schedule_only: bool = False) -> None:
-    """Evaluate MLX arrays, one evaluating thread at a time (under ``_EVAL_LOCK``).
-
-    Parameters
-    ----------
-    *arrays : mlx.core.array
-        The arrays to compute.
-    schedule_only : bool, optional
-        Schedule them on this thread's stream and return (``mlx.core.async_eval``)
-        instead of waiting for them (``mlx.core.eval``, the default).
-
-    Raises
-    ------
-    RuntimeError
-        If MLX is unusable here (see :func:`_import_mlx`), or MLX fails.
-    """
-    mx = _import_mlx()
-    evaluate = mx.async_eval if schedule_only else mx.eval
-    with _EVAL_LOCK:
-        evaluate(*arrays)
-
-
-#: MLX's switch for reduced-precision (TF32) float32 matrix products on GPUs that
-#: have them (default on in MLX); StrideWeave sets it to ``"0"`` unless it is set.
-TF32_ENV: Final = "MLX_ENABLE_TF32"
-
-
-def _import_mlx() -> Any:
-    """Return ``mlx.core`` (imported on first use), or raise an actionable RuntimeError.
-
-    In a child forked after MLX started in its parent, raise instead (any MLX work
-    there would hang): see :func:`_require_mlx_alive`.
-    """
-    _require_mlx_alive("run MLX work")
-    # float32 matrix products at float32's accuracy, as NumPy's (MLX otherwise runs
-    # them in TF32 on tensor-core GPUs: about 1e-3 relative error per product); a
-    # user's own MLX_ENABLE_TF32 setting is kept. docs/metal.md, "Precision".
-    os.environ.setdefault(TF32_ENV, "0")
-    try:
-        import mlx.core as mx  # the one lazy import point (no module-level mlx)
-    except ImportError as exc:
-        raise _Unavailable(
-            f"Metal needs the optional MLX package, which is not importable here "
-            f"({type(exc).__name__}: {exc}); {_INSTALL_HINT}. CPU carriers work without it.",
-            'mlx is not installed; pip install "stridewave[mlx]" (Linux without a GPU: '
-            "also set STRIDEWAVE_METAL_DEVICE=cpu)",
-        ) from exc
-    return mx
-
-
-def _gpu_backend(mx: Any) -> str | None:
-    """Return ``"metal"`` or ``"cuda"`` when MLX has a usable GPU runtime, else ``None``."""
-    metal = getattr(mx, "metal", None)
-    if metal is not None and metal.is_available():
-        return "metal"
-    cuda = getattr(mx, "cuda", None)
-    if cuda is not None and cuda.is_available():
-        return "cuda"
-    return None
-
-
-#: Whether MLX has a GPU runtime (Apple Metal or CUDA), known once a carrier selected
-#: its device (read by ``_take_view``).
-_GPU_BUILD: Final[list[bool]] = [False]
-
-
-def _select_device(mx: Any) -> tuple[Any, str]:
-    """Return ``(mlx device, description)`` per ``STRIDEWAVE_METAL_DEVICE``.
-
-    Raises
-    ------
-    RuntimeError
-        If the variable holds an unknown value, or no GPU runtime exists and the
-        variable does not ask for the CPU device.
-    """
-    _GPU_BUILD[0] = _gpu_backend(mx) is not None
-    choice = os.environ.get(DEVICE_ENV, "").strip().lower()
-    if choice == "cpu":
-        return mx.Device(mx.cpu), "MLX CPU device (STRIDEWAVE_METAL_DEVICE=cpu, testing aid)"
-    if choice not in ("", "gpu"):
-        raise _Unavailable(
-            f"{DEVICE_ENV}={os.environ.get(DEVICE_ENV)!r} is not understood; expected "
-            f"'gpu' (or unset: require a GPU runtime) or 'cpu' (MLX's CPU device, a "
-            f"testing aid). Fix or unset the variable.",
-            f"{DEVICE_ENV}={os.environ.get(DEVICE_ENV)!r} is not understood (use gpu or cpu)",
-        )
-    backend = _gpu_backend(mx)
-    if backend is None:
-        raise _Unavailable(
-            f"Metal found no GPU runtime: MLX {getattr(mx, '__version__', '?')} reports "
-            f"neither Apple Metal nor CUDA on {sys.platform}. On Apple silicon install "
-            f'"stridewave[mlx]"; on Linux with an NVIDIA GPU install "mlx[cuda13]"; on a '
-            f"machine without a GPU set {DEVICE_ENV}=cpu to run Metal on MLX's CPU device "
-            f"(a testing aid).",
-            f"no GPU runtime; install mlx[cuda13] (Linux, NVIDIA) or set {DEVICE_ENV}=cpu",
-        )
-    return mx.Device(mx.gpu), f"MLX GPU device ({'Apple Metal' if backend == 'metal' else 'CUDA'})"
-
-
-def metal_runtime() -> tuple[bool, str]:
-    """Report whether ``Metal(...)`` can be constructed here, and on which device.
-
-    Imports MLX if it is installed (nothing else); allocates nothing.
-
-    Returns
-    -------
-    (bool, str)
-        ``(True, device description)``, or ``(False, why not and how to fix)`` in
-        one line.
-    """
-    try:
-        mx = _import_mlx()
-        _device, description = _select_device(mx)
-    except _Unavailable as exc:
-        return False, exc.short
-    return True, f"{description}, MLX {getattr(mx, '__version__', '?')}"
 
 
 def _host_view(array: Any, np_dtype: np.dtype[Any]) -> npt.NDArray[Any] | None:
@@ -445,9 +291,9 @@ class Metal(_ArrayCarrier):
         # MLX aborts the process if it cannot allocate: refuse a size no host can hold
         itemsize = storage_numpy_dtype(dtype).itemsize
         check_host_allocation(itemsize * n, what=f"Metal({n}, dtype={dtype!r})")
-        _require_mlx_alive(f"build Metal({n})")
-        mx = _import_mlx()
-        device, name = _select_device(mx)
+        require_alive(f"build Metal({n})")
+        mx = import_mlx()
+        device, name = select_device(mx)
         array = mx.zeros((n,), dtype=_mlx_dtype(mx, dtype), stream=device)
         self._adopt(array, device, name, dtype, mutable=flag)
 
@@ -472,7 +318,7 @@ class Metal(_ArrayCarrier):
         graph a second time (see the module notes, *Threads*). It takes no host view
         (the view is lazy).
         """
-        _require_mlx_alive("adopt an MLX result")  # (a scheduled one would never run)
+        require_alive("adopt an MLX result")  # (a scheduled one would never run)
         if evaluate:
             mlx_eval(array)
         self._device = device
@@ -599,7 +445,7 @@ class Metal(_ArrayCarrier):
         latest one finishes after the others. MLX writes (scatter) need no wait: they
         build a new buffer (:meth:`_updated`).
         """
-        _require_mlx_alive("schedule MLX work")  # (the launched work will never run)
+        require_alive("schedule MLX work")  # (the launched work will never run)
         with self._locked():  # (against _take_view forgetting what it waited for)
             self._pending[thread] = scheduled
             if self._viewed:
@@ -678,7 +524,7 @@ class Metal(_ArrayCarrier):
                 if not self._viewed:  # (else another thread published this view already)
                     self._array = taken
                     self._viewed = True
-                    if _GPU_BUILD[0]:
+                    if GPU_BUILD[0]:
                         _GPU_VIEWS.add(self)
                     self._bind_backend()
                 return self._array
@@ -762,7 +608,7 @@ class Metal(_ArrayCarrier):
             if index < view.shape[0]:
                 view[index] = value
                 return
-        mx = _import_mlx()
+        mx = import_mlx()
         with self._locked():  # (the fast path calls this without the lock)
             if self._mx_array is None:
                 raise RuntimeError(_messages.released(self, "write a slot"))
@@ -856,7 +702,7 @@ class Metal(_ArrayCarrier):
     @override
     @classmethod
     def _availability(cls) -> tuple[bool, str]:
-        return metal_runtime()
+        return runtime()
 
     @override
     def _backend_slice(self, start: int, stop: int) -> Any:
@@ -908,7 +754,7 @@ class Metal(_ArrayCarrier):
         the updated storage from a private handle and publishes it once evaluated
         (:meth:`_updated`, :meth:`_commit`).
         """
-        mx = _import_mlx()
+        mx = import_mlx()
         if device is None:
             # The source may be a strided view (a reversed or broadcast source
             # Tensor); the windows below need one contiguous run of the values.
@@ -1074,7 +920,7 @@ class Metal(_ArrayCarrier):
             If the carrier is released.
         """
         self._require_live("export to MLX")
-        mx = _import_mlx()
+        mx = import_mlx()
         with mx.stream(self._device):
             snapshot = mx.array(self._mx_array)
         mlx_eval(snapshot)
@@ -1086,8 +932,8 @@ class Metal(_ArrayCarrier):
     def _raw_new_like(self, values: object, *, mutable: bool, dtype: DType) -> Self:
         np_dtype = storage_numpy_dtype(dtype)
         array, _fresh = materialize(values, dtype, np_dtype, where="Metal.new_like", holes=True)
-        mx = _import_mlx()
-        device, name = _select_device(mx)
+        mx = import_mlx()
+        device, name = select_device(mx)
         fresh = type(self).__new__(type(self))
         fresh._adopt(_to_mlx(mx, array), device, name, dtype, mutable=mutable)
         return fresh
@@ -1161,7 +1007,7 @@ def _dense_block(plan: ScatterPlan) -> tuple[int, tuple[int, ...], tuple[int, ..
     return low, order, flipped
 
 
-_protocols.MLX_IMPORTER[:] = [_import_mlx]  # carriers' __mlx_array__ (CONTRACT section 8)
+_protocols.MLX_IMPORTER[:] = [import_mlx]  # carriers' __mlx_array__ (CONTRACT section 8)
 
 
 def _mlx_dtype(mx: Any, dtype: DType) -> Any:

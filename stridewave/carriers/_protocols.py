@@ -64,7 +64,7 @@ IGNORES_READ_ONLY: Final[frozenset[str]] = frozenset({"torch"})
 
 _KDL_CPU: Final = 1  # DLPack device type of host memory
 
-#: The one function that imports MLX (``carriers._metal._import_mlx``), registered by
+#: The one function that imports MLX (``carriers._mlx_runtime.import_mlx``), registered by
 #: that module: only the Metal module imports mlx (import contracts).
 MLX_IMPORTER: list[Callable[[], Any]] = []
 

@@ -581,9 +581,9 @@ def _best_device(metal: bool) -> tuple[Any, str]:
     import stridewave.array_api as xp
 
     if metal:
-        from stridewave.carriers._metal import metal_runtime
+        from stridewave.carriers._mlx_runtime import runtime
 
-        ok, why = metal_runtime()
+        ok, why = runtime()
         if not ok:  # the reason in the few words `python -m stridewave info` gives
             return xp.Device("CPU"), f"CPU (no Metal here: {why})"
         where = os.environ.get("STRIDEWAVE_METAL_DEVICE", "gpu").strip().lower() or "gpu"

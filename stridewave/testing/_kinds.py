@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from stridewave.carriers import CPU, Carrier, Evictable, FileBacked, Generic, Metal, NpyFile
-from stridewave.carriers._metal import metal_runtime
+from stridewave.carriers._mlx_runtime import runtime
 from stridewave.dtypes import DType
 
 __all__ = [
@@ -328,7 +328,7 @@ def _metal_kind(cls: type[Metal], dtypes: tuple[DType, ...]) -> Kind:
         supported=dtypes,
         exports_views=False,
         marks=(pytest.mark.needs_mlx,),
-        available=metal_runtime,
+        available=runtime,
     )
 
 

@@ -43,7 +43,7 @@ def pytest_report_header(config: pytest.Config) -> str:
         One line, e.g. ``stridewave 0.1.0; Metal: MLX CPU device, MLX 0.29.0``.
     """
     from stridewave._version import __version__
-    from stridewave.carriers._metal import metal_runtime
+    from stridewave.carriers._mlx_runtime import runtime
 
-    ok, why = metal_runtime()
+    ok, why = runtime()
     return f"stridewave {__version__}; Metal: {why if ok else 'unavailable (' + why + ')'}"

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from stridewave import CPU, DType, Layout, Metal, Tensor
-from stridewave.carriers import _metal
+from stridewave.carriers import _metal, _mlx_runtime
 
 from .conftest import HAVE_MLX, needs_mlx
 
@@ -35,7 +35,7 @@ def mlx_only(test: Any) -> Any:
 
 
 def run_python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
-    environ = {k: v for k, v in os.environ.items() if k != _metal.DEVICE_ENV}
+    environ = {k: v for k, v in os.environ.items() if k != _mlx_runtime.DEVICE_ENV}
     environ.update(env)
     return subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)],
@@ -145,7 +145,7 @@ def test_arguments_are_checked_before_mlx_is_touched(
     def forbidden() -> None:
         raise AssertionError("MLX touched before the argument checks")
 
-    monkeypatch.setattr(_metal, "_import_mlx", forbidden)
+    monkeypatch.setattr(_metal, "import_mlx", forbidden)
     with pytest.raises(exc, match=match):
         Metal(**kwargs)
 
@@ -162,8 +162,8 @@ def test_compound_dtype_is_explained(compound: DType) -> None:
 def test_refuse_unavailable_metal_construction(monkeypatch: pytest.MonkeyPatch) -> None:
     import mlx.core as mx
 
-    monkeypatch.delenv(_metal.DEVICE_ENV, raising=False)
-    if _metal._gpu_backend(mx) is not None:
+    monkeypatch.delenv(_mlx_runtime.DEVICE_ENV, raising=False)
+    if _mlx_runtime.gpu_backend(mx) is not None:
         pytest.skip("this machine has a GPU runtime; see the simulated case below")
     with pytest.raises(RuntimeError, match=r"no GPU runtime.*mlx\[cuda13\].*=cpu"):
         Metal(3)
@@ -176,8 +176,8 @@ def test_refuse_unavailable_metal_construction_simulated(
     import mlx.core as mx
 
     carrier = Metal(2)  # made while a device is available
-    monkeypatch.delenv(_metal.DEVICE_ENV, raising=False)
-    monkeypatch.setattr(_metal, "_gpu_backend", lambda mx: None)
+    monkeypatch.delenv(_mlx_runtime.DEVICE_ENV, raising=False)
+    monkeypatch.setattr(_mlx_runtime, "gpu_backend", lambda mx: None)
     allocations: list[object] = []
     real_zeros = mx.zeros
 
@@ -195,7 +195,7 @@ def test_refuse_unavailable_metal_construction_simulated(
         with pytest.raises(RuntimeError, match="no GPU runtime"):
             make()
     assert allocations == []  # refused before any storage exists
-    monkeypatch.setenv(_metal.DEVICE_ENV, "tpu")
+    monkeypatch.setenv(_mlx_runtime.DEVICE_ENV, "tpu")
     with pytest.raises(RuntimeError, match="not understood"):
         Metal(3)
 
@@ -328,7 +328,8 @@ def test_fail_metal_scatter_atomically_on_execution(
     receiver = Metal(0, dtype=F32).new_like([1.0, 2.0, 3.0, 4.0])
     prototype = CPU(0) if source_kind == "CPU" else Metal(0)
     source = prototype.new_like([5.0, 6.0, 7.0, 8.0][: mapping.size])
-    monkeypatch.setattr(_metal, "_import_mlx", lambda: _FailingMLX(mx, failing))
+    monkeypatch.setattr(_metal, "import_mlx", lambda: _FailingMLX(mx, failing))
+    monkeypatch.setattr(_mlx_runtime, "import_mlx", lambda: _FailingMLX(mx, failing))
     with pytest.raises(MemoryError):
         receiver.scatter(whole(source, mapping.shape), whole(receiver), mapping)
     monkeypatch.undo()
@@ -371,7 +372,7 @@ def test_scatter_from_a_metal_source_stays_on_the_device(
     to_scatter = Tensor(source, Layout(mapping.shape), offset=source_offset)
     expected = scatter_model(initial, mapping_offset, mapping, values[source_offset:])
     if mapping.is_injective():  # no host-to-MLX transfer of values at all
-        monkeypatch.setattr(_metal, "_import_mlx", lambda: _FailingMLX(mx, "array"))
+        monkeypatch.setattr(_metal, "import_mlx", lambda: _FailingMLX(mx, "array"))
     receiver.scatter(to_scatter, whole(receiver), mapping, mapping_offset)
     monkeypatch.undo()
     assert list(receiver) == expected
@@ -711,7 +712,8 @@ def test_new_like_hands_a_ready_input_to_mlx_untouched(
     import mlx.core as mx
 
     recording = _RecordingMLX(mx)
-    monkeypatch.setattr(_metal, "_import_mlx", lambda: recording)
+    monkeypatch.setattr(_metal, "import_mlx", lambda: recording)
+    monkeypatch.setattr(_mlx_runtime, "import_mlx", lambda: recording)
     carrier = Metal(0, dtype=dtype).new_like(values)
     monkeypatch.undo()
     assert len(recording.arrays) == 1 and recording.arrays[0] is values

@@ -45,8 +45,8 @@ if sys.argv[1] == "before":
     sys.exit(0)
 
 import mlx.core as mx
-from stridewave.carriers._metal import _gpu_backend
-ON_GPU = _gpu_backend(mx) is not None  # (MLX's CUDA build: managed memory on any device)
+from stridewave.carriers._mlx_runtime import gpu_backend
+ON_GPU = gpu_backend(mx) is not None  # (MLX's CUDA build: managed memory on any device)
 viewed = Metal(4); viewed[0] = 1.0                     # MLX has started; a host view
 unviewed = Metal(4)
 x = xp.asarray(np.arange(4, dtype=np.float32), device=METAL)

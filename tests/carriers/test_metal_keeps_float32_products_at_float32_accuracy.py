@@ -1,7 +1,7 @@
 """StrideWeave asks MLX for full float32 matrix products (no TF32) unless the user chose.
 
 MLX runs float32 GEMMs in TF32 on tensor-core GPUs by default (``MLX_ENABLE_TF32``);
-``_import_mlx`` sets the variable to ``"0"`` before MLX is first imported, and keeps a
+``import_mlx`` sets the variable to ``"0"`` before MLX is first imported, and keeps a
 value the user set. Each case runs in a fresh interpreter (the variable is read when MLX
 starts).
 """
@@ -21,8 +21,8 @@ pytestmark = requires_mlx
 
 SCRIPT = """
 import os
-from stridewave.carriers._metal import _import_mlx
-_import_mlx()
+from stridewave.carriers._mlx_runtime import import_mlx
+import_mlx()
 print(os.environ["MLX_ENABLE_TF32"])
 """
 
