@@ -363,3 +363,8 @@ __all__ = [
     "zeros",
     "zeros_like",
 ]
+
+# xarray's nan-reductions and missing-value rules, for namespace Arrays (after xarray loads).
+from stridewave.array_api import _xarray
+
+_xarray.install_when_imported()
