@@ -365,6 +365,8 @@ __all__ = [
 ]
 
 # xarray's nan-reductions and missing-value rules, for namespace Arrays (after xarray loads).
+import sys as _sys
+
 from stridewave.array_api import _xarray
 
-_xarray.install_when_imported()
+_xarray.install_when_imported(_sys.modules[__name__])

@@ -36,10 +36,12 @@ _MARK: Final = "_stridewave_array_api"
 AxisLike = int | Sequence[int] | None
 
 
-def _xp() -> ModuleType:
-    import stridewave.array_api as xp
+#: The namespace module, set by :func:`install_when_imported` (it imports this one).
+_NAMESPACE: list[Any] = []
 
-    return xp
+
+def _xp() -> Any:
+    return _NAMESPACE[0]
 
 
 def _axis(axis: object) -> int | tuple[int, ...] | None:
@@ -92,17 +94,17 @@ def maybe_promote(dtype: DType) -> tuple[DType, float | complex]:
     return promoted, fill
 
 
-def _missing(a: Array) -> Array:
+def _missing(a: Array) -> Any:
     xp = _xp()
     return xp.isnan(a) if _inexact(a) else xp.zeros(a.shape, dtype=xp.bool, device=a.device)
 
 
-def _count(mask: Array, axis: AxisLike, keepdims: bool = False) -> Array:
+def _count(mask: Array, axis: AxisLike, keepdims: bool = False) -> Any:
     xp = _xp()
     return xp.sum(xp.astype(~mask, xp.int64), axis=_axis(axis), keepdims=keepdims)
 
 
-def _extreme(a: Array, axis: AxisLike, largest: bool) -> Array:
+def _extreme(a: Array, axis: AxisLike, largest: bool) -> Any:
     xp = _xp()
     if not _inexact(a):
         return (xp.max if largest else xp.min)(a, axis=_axis(axis))
@@ -112,7 +114,7 @@ def _extreme(a: Array, axis: AxisLike, largest: bool) -> Array:
     return xp.where(xp.all(mask, axis=_axis(axis)), xp.nan, found)
 
 
-def _arg_extreme(a: Array, axis: AxisLike, largest: bool) -> Array:
+def _arg_extreme(a: Array, axis: AxisLike, largest: bool) -> Any:
     xp = _xp()
     if not _inexact(a):
         return (xp.argmax if largest else xp.argmin)(a, axis=axis)
@@ -123,7 +125,7 @@ def _arg_extreme(a: Array, axis: AxisLike, largest: bool) -> Array:
     return (xp.argmax if largest else xp.argmin)(filled, axis=axis)
 
 
-def _mean(a: Array, axis: AxisLike, keepdims: bool = False) -> Array:
+def _mean(a: Array, axis: AxisLike, keepdims: bool = False) -> Any:
     xp = _xp()
     mask = _missing(a)
     if not _inexact(a):
@@ -136,7 +138,7 @@ def _mean(a: Array, axis: AxisLike, keepdims: bool = False) -> Array:
     return total / xp.astype(_count(mask, axis, keepdims), total.dtype)
 
 
-def _var(a: Array, axis: AxisLike, ddof: float) -> Array:
+def _var(a: Array, axis: AxisLike, ddof: float) -> Any:
     xp = _xp()
     mask = _missing(a)
     if not _inexact(a):
@@ -148,50 +150,50 @@ def _var(a: Array, axis: AxisLike, ddof: float) -> Array:
     return total / xp.astype(_count(mask, axis) - ddof, total.dtype)
 
 
-def _nanmin(a: Any, axis: AxisLike = None, out: Any = None) -> Array:
+def _nanmin(a: Any, axis: AxisLike = None, out: Any = None) -> Any:
     return _extreme(a, axis, largest=False)
 
 
-def _nanmax(a: Any, axis: AxisLike = None, out: Any = None) -> Array:
+def _nanmax(a: Any, axis: AxisLike = None, out: Any = None) -> Any:
     return _extreme(a, axis, largest=True)
 
 
-def _nanargmin(a: Any, axis: int | None = None) -> Array:
+def _nanargmin(a: Any, axis: int | None = None) -> Any:
     return _arg_extreme(a, axis, largest=False)
 
 
-def _nanargmax(a: Any, axis: int | None = None) -> Array:
+def _nanargmax(a: Any, axis: int | None = None) -> Any:
     return _arg_extreme(a, axis, largest=True)
 
 
-def _nanmean(a: Any, axis: AxisLike = None, dtype: Any = None, out: Any = None) -> Array:
+def _nanmean(a: Any, axis: AxisLike = None, dtype: Any = None, out: Any = None) -> Any:
     xp = _xp()
     return _mean(a if dtype is None else xp.astype(a, _dtypes.as_dtype(dtype)), axis)
 
 
 def _nanvar(
     a: Any, axis: AxisLike = None, dtype: Any = None, out: Any = None, ddof: float = 0
-) -> Array:
+) -> Any:
     xp = _xp()
     return _var(a if dtype is None else xp.astype(a, _dtypes.as_dtype(dtype)), axis, ddof)
 
 
 def _nanstd(
     a: Any, axis: AxisLike = None, dtype: Any = None, out: Any = None, ddof: float = 0
-) -> Array:
+) -> Any:
     return _xp().sqrt(_nanvar(a, axis=axis, dtype=dtype, ddof=ddof))
 
 
 def _nanprod(
     a: Any, axis: AxisLike = None, dtype: Any = None, out: Any = None, min_count: Any = None
-) -> Array:
+) -> Any:
     xp = _xp()
     one = xp.ones((), dtype=a.dtype, device=a.device)
     return xp.prod(xp.where(_missing(a), one, a), axis=_axis(axis))
 
 
-def _scan(name: str) -> Callable[..., Array]:
-    def scan(a: Any, axis: int | None = None, dtype: Any = None, out: Any = None) -> Array:
+def _scan(name: str) -> Callable[..., Any]:
+    def scan(a: Any, axis: int | None = None, dtype: Any = None, out: Any = None) -> Any:
         xp = _xp()
         neutral = (xp.zeros if name == "sum" else xp.ones)((), dtype=a.dtype, device=a.device)
         filled = xp.where(_missing(a), neutral, a)
@@ -203,7 +205,7 @@ def _scan(name: str) -> Callable[..., Array]:
 
 
 #: The ``nanops`` functions replaced for namespace Arrays, by name.
-_NANOPS: Final[dict[str, Callable[..., Array]]] = {
+_NANOPS: Final[dict[str, Callable[..., Any]]] = {
     "nanmin": _nanmin,
     "nanmax": _nanmax,
     "nanargmin": _nanargmin,
@@ -215,6 +217,34 @@ _NANOPS: Final[dict[str, Callable[..., Array]]] = {
     "nancumsum": _scan("sum"),
     "nancumprod": _scan("prod"),
 }
+
+
+def _where_on_the_device(original: Callable[..., Any]) -> Callable[..., Any]:
+    """Xarray's three-argument ``where``, with Python scalars made on the Arrays' device.
+
+    xarray turns a scalar operand into ``xp.asarray(scalar)``, which lands on the default
+    device; beside Arrays of another device that would mix devices.
+    """
+
+    def where(condition: Any, x: Any, y: Any) -> Any:
+        arrays = [v for v in (condition, x, y) if isinstance(v, Array)]
+        if arrays and any(_is_scalar(v) for v in (x, y)):
+            from xarray.core import dtypes
+
+            xp = _xp()
+            dtype = _dtypes.as_dtype(dtypes.result_type(x, y, xp=xp))
+            device = arrays[0].device
+            x, y = (
+                xp.asarray(v, dtype=dtype, device=device) if _is_scalar(v) else xp.astype(v, dtype)
+                for v in (x, y)
+            )
+        return original(condition, x, y)
+
+    return where
+
+
+def _is_scalar(value: object) -> bool:
+    return isinstance(value, (bool, int, float, complex))
 
 
 def _wrap(original: Callable[..., Any], ours: Callable[..., Any]) -> Callable[..., Any]:
@@ -241,7 +271,7 @@ def _replace(module: ModuleType, name: str, ours: Callable[..., Any]) -> None:
 
 
 def install() -> None:
-    """Wrap xarray's ``maybe_promote`` and ``nan*`` reductions for namespace Arrays.
+    """Wrap xarray's ``maybe_promote``, ``where`` and ``nan*`` reductions for namespace Arrays.
 
     Idempotent; a function the installed xarray lacks is skipped. Inputs that are not
     namespace Arrays (or descriptors) reach xarray's own functions unchanged.
@@ -254,6 +284,14 @@ def install() -> None:
     except ImportError:
         return
     _replace(dtypes, "maybe_promote", maybe_promote)
+    duck = importlib.import_module("xarray.core.duck_array_ops")
+    where = getattr(duck, "where", None)
+    if where is not None and not getattr(where, _MARK, False):
+        ours = _where_on_the_device(where)
+        setattr(ours, _MARK, True)
+        for module in (duck, nanops):
+            if getattr(module, "where", None) is where:
+                setattr(module, "where", ours)  # noqa: B010 (a module mypy cannot see)
     for name, ours in _NANOPS.items():
         _replace(nanops, name, ours)
 
@@ -281,8 +319,15 @@ class _AfterXarray(importlib.abc.MetaPathFinder):
         return spec
 
 
-def install_when_imported() -> None:
-    """Install now if xarray is imported, else right after its first import."""
+def install_when_imported(namespace: ModuleType) -> None:
+    """Install now if xarray is imported, else right after its first import.
+
+    Parameters
+    ----------
+    namespace : module
+        ``stridewave.array_api`` itself, which the wrappers compute through.
+    """
+    _NAMESPACE[:] = [namespace]
     if "xarray" in sys.modules:
         install()
     elif not any(isinstance(f, _AfterXarray) for f in sys.meta_path):
