@@ -363,3 +363,10 @@ __all__ = [
     "zeros",
     "zeros_like",
 ]
+
+# xarray's nan-reductions and missing-value rules, for namespace Arrays (after xarray loads).
+import sys as _sys
+
+from stridewave.array_api import _xarray
+
+_xarray.install_when_imported(_sys.modules[__name__])

@@ -146,5 +146,32 @@ def astype(xp: Any, ctx: Any) -> Any:
     return (_da(ctx, 3, 4) > 0).astype(xp.int32 if not ctx.is_reference else "int32").data
 
 
-for _name in ("mean_over_dim", "arithmetic", "where", "dot"):
+@case
+def reductions_on_time(xp: Any, ctx: Any) -> Any:
+    a = _da(ctx, 6, 4).rename({"x": "t", "y": "x"})
+    return a.mean("t").data, a.max().data, a.std().data, a.var("x").data
+
+
+@case
+def where_without_other(xp: Any, ctx: Any) -> Any:
+    a = _da(ctx, 3, 4)
+    return a.where(a > 0).data
+
+
+@case
+def groupby_mean_two_dims(xp: Any, ctx: Any) -> Any:
+    import xarray as xr
+
+    a = xr.DataArray(ctx.randn(6, 3), dims=("t", "x"), coords={"g": ("t", [0, 1, 0, 1, 2, 2])})
+    return a.groupby("g").mean().data
+
+
+for _name in (
+    "mean_over_dim",
+    "arithmetic",
+    "where",
+    "dot",
+    "reductions_on_time",
+    "where_without_other",
+):
     CASES[f"{_name}[float64]"] = wide(CASES[_name])
