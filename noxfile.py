@@ -2,8 +2,8 @@
 
 ``nox`` runs the default sessions (lint, typecheck, contracts, docstrings, tests);
 ``.ci/run`` runs the README's test command and then the gates of :data:`CI_GATES`, one
-``nox -s`` each. Other sessions: ``soak``, ``big``, ``docs``, ``interop``, ``bench``,
-``array_api``, ``mutation`` (docs/testing.md says what each adds).
+``nox -s`` each. Other sessions: ``soak``, ``big``, ``docs``, ``interop``, ``clients``,
+``peer``, ``bench``, ``array_api``, ``mutation`` (docs/testing.md says what each adds).
 """
 
 from __future__ import annotations
@@ -26,6 +26,26 @@ CI_GATES = ["lint", "typecheck", "contracts", "docstrings", "speedups", "mindeps
 CORE_TESTS = ["tests/carriers", "tests/dtypes", "tests/array_api"]
 
 ROOT = Path(__file__).resolve().parent
+
+#: The consumers whose own test suites ``peer`` runs (``run-peer.sh``'s SUITE names).
+PEER_SUITES = ("sklearn", "scipy", "xpx")
+
+#: The stridewave devices ``peer`` runs them on, beside ``array_api_strict`` (the reference).
+PEER_DEVICES = ("cpu", "metal")
+
+
+def _peer_harness() -> Path:
+    """The vendored peer suites: ``../shared/peer-suites`` or ``$STRIDEWAVE_PEER_SUITES``.
+
+    Returns
+    -------
+    Path
+        The folder that holds ``run-array-api-tests`` and ``consumers/``.
+    """
+    import os
+
+    default = ROOT.parent / "shared" / "peer-suites"
+    return Path(os.environ.get("STRIDEWAVE_PEER_SUITES", default))
 
 
 def _lower_bounds() -> list[str]:
@@ -222,11 +242,10 @@ def array_api(session: nox.Session) -> None:
     Extra arguments go to the runner, e.g. ``nox -s array_api -- --max-examples 20``.
     """
     import os
-    from pathlib import Path
 
     session.install("-e", ".[test]")
-    root = Path(__file__).resolve().parent
-    peer = Path(os.environ.get("STRIDEWAVE_PEER_SUITES", root.parent / "shared" / "peer-suites"))
+    root = ROOT
+    peer = _peer_harness()
     python = str(Path(session.bin) / "python")
     for device in ("cpu", "metal"):
         env = {
@@ -247,6 +266,68 @@ def array_api(session: nox.Session) -> None:
             env=env,
             external=True,
         )
+
+
+@nox.session
+def peer(session: nox.Session) -> None:
+    """Run the consumers' own array-API test suites on ``array_api_strict`` and on us.
+
+    scikit-learn's, SciPy's and array-api-extra's own tests (``sklearn``, ``scipy``,
+    ``xpx``) through the vendored harness ``consumers/run-peer.sh`` (in
+    ``../shared/peer-suites`` or ``$STRIDEWAVE_PEER_SUITES``): each suite on
+    ``array_api_strict`` (the reference) and on stridewave's ``cpu`` and ``metal``
+    devices (Metal on MLX's CPU device unless ``STRIDEWAVE_METAL_DEVICE`` says
+    otherwise), then the harness's ``compare.py`` report: the tests that pass on strict
+    and fail on us, grouped by cause. SciPy runs the harness's default subset
+    (``PEER_SCIPY_SAMPLE``). Too slow for CI (SciPy alone takes 10-20 minutes on two
+    cores); the default run holds a sample of it. Fails when a strict-passing test
+    fails on the CPU device; Metal's are reported.
+
+    Arguments choose suites and devices, the rest go to pytest: ``nox -s peer -- xpx
+    metal``, ``nox -s peer -- sklearn -k pca``. Records and logs go to ``$PEER_OUT``
+    (default: the session's temporary folder).
+    """
+    import json
+    import os
+
+    harness = _peer_harness() / "consumers"
+    if not (harness / "run-peer.sh").is_file():
+        session.error(f"no peer harness at {harness} (set STRIDEWAVE_PEER_SUITES)")
+    suites = [a for a in session.posargs if a in PEER_SUITES] or list(PEER_SUITES)
+    devices = [a for a in session.posargs if a in PEER_DEVICES] or list(PEER_DEVICES)
+    extra = [a for a in session.posargs if a not in PEER_SUITES + PEER_DEVICES]
+    session.install("-e", ".[test,clients]")  # pytest, pytest-xdist, hypothesis, mlx
+    out = str(Path(os.environ.get("PEER_OUT") or session.create_tmp()).resolve())
+    env = {
+        "PYTHON": str(Path(session.bin) / "python"),
+        "PEER_OUT": out,
+        "STRIDEWAVE_METAL_DEVICE": os.environ.get("STRIDEWAVE_METAL_DEVICE", "cpu"),
+    }
+    runs = [("array_api_strict", "cpu")] + [("stridewave", device) for device in devices]
+    for suite in suites:
+        for namespace, device in runs:
+            session.run(
+                "bash", str(harness / "run-peer.sh"), suite, namespace, device, *extra,
+                env=env, external=True,
+            )  # fmt: skip
+    report = str(Path(out) / "compare.json")
+    chosen = [f"--suite={suite}" for suite in suites]
+    session.run(
+        "python", str(harness / "compare.py"), out, *chosen, "--md", str(Path(out) / "compare.md"),
+        "--json", report, env=env,
+    )  # fmt: skip
+    data = json.loads(Path(report).read_text())
+    lost = {
+        f"{suite} {device}": found["pass_strict_fail_stridewave"]
+        for suite, sdata in data["suites"].items()
+        for device, found in sdata["devices"].items()
+    }
+    session.log("pass on array_api_strict, fail on stridewave: " + ", ".join(
+        f"{run}: {n}" for run, n in lost.items()
+    ))  # fmt: skip
+    cpu = {run: n for run, n in lost.items() if run.endswith(" cpu") and n}
+    if cpu:
+        session.error(f"strict-passing tests fail on the CPU device: {cpu} (report: {out})")
 
 
 @nox.session

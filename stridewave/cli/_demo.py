@@ -463,7 +463,9 @@ def block_sample(shape: tuple[int, int], budget: int, *, block: int = MX_BLOCK) 
     per_column = max(1, min(whole, budget // (run * kept.size)))
     starts = (np.arange(per_column) * whole // per_column) * run
     of_cols = (
-        f"each of {_plural(cols, 'column')}"
+        "its one column"
+        if cols == 1
+        else f"each of {_plural(cols, 'column')}"
         if kept.size == cols
         else f"{kept.size:,} evenly spaced columns of {cols:,}"
     )
@@ -472,7 +474,7 @@ def block_sample(shape: tuple[int, int], budget: int, *, block: int = MX_BLOCK) 
         kept,
         starts,
         run,
-        f"a sample of {size:,} of the {total:,} values: {per_column:,} blocks of {run} "
+        f"a sample of {size:,} of the {total:,} values: {_plural(per_column, 'block')} of {run} "
         f"spread evenly through {of_cols}",
     )
 

@@ -22,6 +22,8 @@ SAMPLE = 1 << 14
 SAME_CURVE = 0.01
 #: Columns given a histogram.
 MAX_HISTOGRAMS = 4
+#: The title's lines, at most this many characters: it fits the figure's width.
+TITLE_CHARACTERS = 120
 
 _LABELS = {
     "E4M3": "MXFP8 E4M3",
@@ -64,6 +66,13 @@ def distinct_curves(
         else:
             groups.append(([label], list(values)))
     return groups
+
+
+def _wrap(text: str, width: int) -> str:
+    """``text`` broken into lines of at most ``width`` characters, at spaces."""
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, width, break_long_words=False))
 
 
 def relative_rms_error(columns: npt.NDArray[Any], element: str, block: int) -> float:
@@ -166,13 +175,21 @@ def build_figure(columns: npt.NDArray[Any], names: tuple[str, ...], title: str) 
     kept, what = plan.columns, plan.description
     cols = sample.shape[0]
     shown = min(cols, MAX_HISTOGRAMS)
+    more = f"; histograms of the first {shown} of {cols} columns" if cols > shown else ""
+    heading = _wrap(f"{title}: {what}{more}", TITLE_CHARACTERS)
     # a fixed layout and no minor tick labels: the constrained layout engine and the
-    # text extents of the log axes' minor labels were most of the drawing time
-    figure = Figure(figsize=(11, 2.4 + 1.6 * max(shown, 2)))
+    # text extents of the log axes' minor labels were most of the drawing time. The
+    # margins are set in inches, so that they hold at every height: the wrapped title
+    # above, the error axes' tick labels, label and legend below them, and the
+    # histograms reaching down to the figure's foot beside the legend.
+    height = 2.4 + 1.6 * max(shown, 2)
+    figure = Figure(figsize=(11, height))
+    top = 1 - (0.3 + 0.2 * heading.count("\n") + 0.35) / height
+    left = figure.add_gridspec(1, 1, left=0.08, right=0.485, bottom=1.75 / height, top=top)
     grid = figure.add_gridspec(
-        shown, 2, left=0.08, right=0.98, bottom=0.3, top=0.88, wspace=0.22, hspace=0.6
+        shown, 1, left=0.575, right=0.98, bottom=0.55 / height, top=top, hspace=0.6
     )
-    errors = figure.add_subplot(grid[:, 0])
+    errors = figure.add_subplot(left[0, 0])
     curves = {
         _LABELS[element]: [relative_rms_error(sample, element, b) for b in BLOCKS]
         for element in mx.ELEMENT_NAMES
@@ -201,8 +218,9 @@ def build_figure(columns: npt.NDArray[Any], names: tuple[str, ...], title: str) 
         fontsize="small",
         title="formats whose errors coincide share a line",
         title_fontsize="small",
-        loc="upper center",
-        bbox_to_anchor=(0.5, -0.13),
+        loc="lower center",
+        bbox_to_anchor=(0.2825, 0.1 / height),
+        bbox_transform=figure.transFigure,
         ncol=2,
     )
     errors.grid(True, which="both", alpha=0.3)
@@ -211,7 +229,7 @@ def build_figure(columns: npt.NDArray[Any], names: tuple[str, ...], title: str) 
     rows = columns.shape[1]
     spread = np.unique(np.linspace(0, rows - 1, num=min(rows, SAMPLE)).astype(np.intp))
     for k in range(shown):
-        axes = figure.add_subplot(grid[k, 1])
+        axes = figure.add_subplot(grid[k, 0])
         spread_values = np.asarray(columns[kept[k], spread], dtype=np.float32)
         finite = spread_values[np.isfinite(spread_values)]
         axes.hist(finite, bins=80, color="tab:blue")
@@ -220,7 +238,6 @@ def build_figure(columns: npt.NDArray[Any], names: tuple[str, ...], title: str) 
             f"{names[kept[k]]}: {finite.size:,} finite values, evenly spaced", fontsize="small"
         )
     axes.set_xlabel("value")
-    more = f"; histograms of the first {shown} of {cols} columns" if cols > shown else ""
-    figure.suptitle(f"{title}: {what}{more}", fontsize="medium")
+    figure.suptitle(heading, fontsize="medium", y=1 - 0.15 / height, va="top")
     lines = f"{len(groups)} line{'s' * (len(groups) != 1)} for the 5 formats"
     return figure, f"{what}; {lines}"
