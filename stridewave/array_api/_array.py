@@ -34,6 +34,7 @@ from stridewave.array_api._backend import (
 )
 from stridewave.array_api._device import Device, as_device, carrier_device
 from stridewave.array_api._dispatch import binary, common_device, device_of, unary
+from stridewave.array_api._dtypes import isdtype
 from stridewave.carriers import Carrier
 from stridewave.carriers._messages import dtype_text
 from stridewave.carriers._protocols import _caller_module
@@ -260,6 +261,16 @@ def _binary(name: str, reflected: bool = False) -> Callable[[Array, object], Any
     return method
 
 
+def _same_kind(given: DType, target: DType) -> bool:
+    """Whether NumPy's ``same_kind`` casting takes ``given`` to ``target`` (a narrowing inside a kind)."""
+    for kind in ("integral", "real floating", "complex floating"):
+        if isdtype(target, kind):
+            return isdtype(given, kind) or (
+                kind == "complex floating" and isdtype(given, "real floating")
+            )
+    return False
+
+
 def _inplace(name: str) -> Callable[[Array, object], Array]:
     def method(self: Array, other: object) -> Array:
         if not isinstance(other, _OPERANDS):
@@ -268,7 +279,16 @@ def _inplace(name: str) -> Callable[[Array, object], Array]:
         if result.shape != self.shape:
             raise ValueError(_messages.inplace_shape(name, self.shape, result.shape))
         if result.dtype is not self.dtype:
-            raise TypeError(_messages.inplace_dtype(name, self.dtype, result.dtype))
+            if not _same_kind(result.dtype, self.dtype):
+                raise TypeError(_messages.inplace_dtype(name, self.dtype, result.dtype))
+            # (a wider result of the same kind is cast back, as NumPy's in-place
+            # operators do with casting="same_kind": float32 += float64)
+            result = Array._new(
+                self._device.backend.adopt(
+                    self._device.backend.cast(read(result, self._device), self.dtype), ()
+                ),
+                self._device,
+            )
         layout = self.layout
         write(
             self,

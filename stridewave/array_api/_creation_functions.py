@@ -134,12 +134,25 @@ def eye(
 def arange(
     start: Any, /, stop: Any = None, step: Any = 1, *, dtype: Any = None, device: Any = None
 ) -> Array:
+    # (a bound given as a 0-d array counts as its Python value, as NumPy takes it)
+    start, stop, step = (_bound(v) for v in (start, stop, step))
     ints = builtins.all(
         isinstance(v, int) and not isinstance(v, bool) for v in (start, stop, step) if v is not None
     )
     target = _creation_device(device)
     chosen = _dtype_or(dtype, _default(target, "integral" if ints else "real floating"))
     return _create("arange", (start, stop, step), chosen, target)
+
+
+def _bound(value: Any) -> Any:
+    """Return a 0-d Array (or NumPy scalar) bound of ``arange`` as its Python value."""
+    if isinstance(value, (Tensor, np.generic)) and getattr(value, "ndim", 0) == 0:
+        return (
+            value.item()
+            if isinstance(value, np.generic)
+            else host_values(as_array(value), as_array(value)._device).reshape(()).item()
+        )
+    return value
 
 
 def linspace(

@@ -188,9 +188,12 @@ def _value_for(x: Array, value: object) -> Any:
             raise DeviceMismatch(_messages.assign_from_other_device(device_of(value), device))
         given = as_dtype(value.dtype)
         if result_type(given, dtype) is not dtype and not (
-            # (real floating values into an integer array truncate, as NumPy's
-            # assignment does: the reference's leniency, CONTRACT section 9 version 3)
-            isdtype(given, "real floating") and isdtype(dtype, "integral")
+            # (as NumPy's assignment: real floating values into an integer array
+            # truncate, and a wider dtype of the same kind rounds, float64 into a
+            # float32 array: the reference's leniency, CONTRACT section 9 version 3)
+            (isdtype(given, "real floating") and isdtype(dtype, ("integral", "real floating")))
+            or (isdtype(given, "integral") and isdtype(dtype, "integral"))
+            or (isdtype(given, "complex floating") and isdtype(dtype, "complex floating"))
         ):
             raise TypeError(_messages.assign_loses_information(value.dtype, dtype))
         return backend.astype(read(value, device), dtype)

@@ -358,16 +358,38 @@ class MLXBackend:
 
     @staticmethod
     def export_writable(tensor: Tensor) -> npt.NDArray[Any] | None:
-        """Return a writable view of a host-held Array, else None (MLX's memory is copied)."""
+        """Return a writable zero-copy view of a writable Metal Array, or None.
+
+        CONTRACT section 9, version 3: on unified (Apple) or managed (CUDA) memory a
+        writable Array exports a writable view of its MLX buffer, as host Arrays do.
+        Taking it waits for every scheduled operation that reads the storage (the
+        carrier's host view, ``Metal._take_view``) and counts as one write (one
+        version step). A later MLX write into the carrier builds a new buffer, and
+        the view then keeps the old one (as a host Array's view does after a
+        ``resize``). A host-held dtype's Array exports its host storage. None where
+        MLX gives no host view of its memory, or the carrier refuses writes: the
+        caller then exports a copy.
+        """
         carrier = tensor._carrier
-        if not _held(carrier) or not carrier.is_mutable():  # type: ignore[union-attr]
+        assert tensor._layout is not None
+        if carrier is None or not carrier.is_mutable():
+            return None
+        if _held(carrier):
+            try:
+                storage = carrier._export_storage("export a writable view")
+            except RuntimeError:
+                return None
+            return strided_view(storage, tensor._offset, tensor._layout)
+        if not isinstance(carrier, Metal):
+            return None  # (an Evictable over Metal: its copy, as before)
+        view = carrier._take_view()
+        if view is None or not view.flags.writeable or view.shape[0] != carrier.size():
             return None
         try:
-            storage = carrier._export_storage("export a writable view")  # type: ignore[union-attr]
+            carrier._advance_version("export a writable view")
         except RuntimeError:
             return None
-        assert tensor._layout is not None
-        return strided_view(storage, tensor._offset, tensor._layout)
+        return strided_view(view, tensor._offset, tensor._layout)
 
     def _logical(self, tensor: Tensor, storage: Any) -> Any:
         """Return the Tensor's values as an MLX array over its carrier's ``storage``."""
@@ -403,7 +425,9 @@ class MLXBackend:
             if offset == 0 and count == size:
                 return storage.reshape(shape)
             return storage[offset : offset + count].reshape(shape)
-        return self.mx.as_strided(storage, shape, strides, offset)
+        # (MLX's as_strided takes row-contiguous arrays only; a carrier's storage may
+        # be a strided view MLX made: contiguous is a no-op for one that is not)
+        return self.mx.as_strided(self.mx.contiguous(storage), shape, strides, offset)
 
     def is_native(self, value: object) -> bool:
         """Return whether ``value`` is an MLX array or a launched result."""
@@ -944,6 +968,7 @@ def _build(
     array_type, stream, complete = mx.array, mx.stream, backend.complete
     needs_host, touches_empty, environ_get = shims.NeedsHost, shims.touches_empty, os.environ.get
     ndarray_type, np_dtype_type = np.ndarray, np.dtype
+    transform = sub == "fft"
     float64, complex64 = getattr(mx, "float64", None), mx.complex64
 
     @functools.wraps(impl)
@@ -965,9 +990,10 @@ def _build(
                 return host(*args, **kwargs)  # (a host-held dtype: NumPy computes it)
             elif (type(value) is list or type(value) is tuple) and touches_empty(value, {}):
                 return host(*args, **kwargs)
-        if float64_seen and complex_seen:
+        if float64_seen and (complex_seen or transform):
             # float64 with complex64 or a Python complex is complex128 (the standard's
-            # promotion), which MLX would give as complex64: NumPy computes it
+            # promotion), and so is a transform of float64, which MLX would give as
+            # complex64: NumPy computes them
             return host(*args, **kwargs)
         device, device_name = _Device.device, _Device.name  # (backend.stream(), inlined)
         if device is None or environ_get(DEVICE_ENV, "") != _Device.key:

@@ -304,6 +304,8 @@ def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None) -> An
     """
     if stop is None:
         start, stop = 0, start
+    # (a bound given as a 0-d array, MLX's or an Array read as one: its Python value)
+    start, stop, step = (v.item() if isinstance(v, mx.array) else v for v in (start, stop, step))
     bounds = _INT_RANGES.get(dtype)
     if bounds is not None and all(type(v) is int for v in (start, stop, step)) and step:
         count = len(range(start, stop, step))

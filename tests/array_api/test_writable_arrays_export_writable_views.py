@@ -141,3 +141,21 @@ def test_a_metal_array_of_a_dtype_held_in_host_memory_exports_a_writable_view() 
     assert z.carrier.version == before + 1
     assert complex(z[0]) == 0
     assert np.from_dlpack(z).flags.writeable
+
+
+@pytest.mark.needs_mlx
+def test_a_metal_array_exports_a_writable_view_of_its_mlx_buffer() -> None:
+    # SciPy's output= arrays on Metal: the values written through numpy.asarray(out)
+    # reach the Array (unified or managed memory; a copy would leave zeros).
+    pytest.importorskip("mlx")
+    metal = xp.Device("Metal")
+    out = xp.zeros(5, device=metal)
+    before = out.carrier.version
+    view = np.asarray(out)
+    assert view.flags.writeable
+    assert out.carrier.version == before + 1
+    np.copyto(view, np.arange(5.0))
+    assert float(xp.sum(out)) == 10.0
+    strided = np.asarray(out[::2])
+    strided[:] = -1.0
+    np.testing.assert_array_equal(np.array(out, copy=True), [-1.0, 1.0, -1.0, 3.0, -1.0])
