@@ -250,6 +250,20 @@ def _to_numpy(obj: Any, wanted: DType | None, target: Device) -> np.ndarray[Any,
         if isinstance(obj, (bool, int, float)):
             _check_fill(obj, wanted)
         array = np.asarray(obj)
+        if (
+            python_data
+            and array.dtype.kind in "fO"
+            and _dtypes.isdtype(wanted, "integral")
+            and builtins.all(type(v) is int for v in np.asarray(obj, dtype=object).reshape(-1))
+        ):
+            # Python ints past int64 made NumPy's float64 (or object): converted to the
+            # integer dtype asked for directly, exactly, never through float64's 53 bits
+            # (the list's elements are Python objects: looking at each costs no more
+            # than NumPy's own conversion of them)
+            try:
+                array = np.asarray(obj, dtype=_dtypes.numpy_dtype(wanted))
+            except OverflowError:
+                raise OverflowError(_messages.values_out_of_range(wanted)) from None
         if array.dtype.kind == "c" and not _dtypes.isdtype(wanted, "complex floating"):
             raise TypeError(_messages.complex_values())
         if _dtypes.isdtype(wanted, "integral") and array.dtype.kind in "iu" and array.size:

@@ -80,3 +80,16 @@ def test_complex_into_real_and_numbers_into_bool_are_still_refused(device: xp.De
         b[0] = 2
     with pytest.raises(TypeError):
         b[0] = 1.5
+
+
+def test_python_ints_past_int64_are_converted_exactly_to_the_dtype_asked_for(
+    device: xp.Device,
+) -> None:
+    # NumPy reads [2**63 + 1, 5] as float64 (53 bits): the namespace converts the
+    # Python ints to uint64 itself, and refuses ints the dtype cannot hold.
+    x = xp.asarray([2**63 + 1, 5], dtype=xp.uint64, device=device)
+    assert [int(v) for v in np.array(x, copy=True)] == [2**63 + 1, 5]
+    with pytest.raises(OverflowError):
+        xp.asarray([2**64, 5], dtype=xp.uint64, device=device)
+    with pytest.raises(OverflowError):
+        xp.asarray([-1, 2**63], dtype=xp.uint64, device=device)
