@@ -96,7 +96,7 @@ def test_numpy_backed_data_reaches_xarrays_own_functions() -> None:
 
     promoted, fill = dtypes.maybe_promote(np.dtype("int16"))
     assert promoted == np.dtype("float32") and type(fill) is np.float32
-    got = nanops.nanmean(np.array([1.0, np.nan, 3.0]))  # type: ignore[no-untyped-call]
+    got = nanops.nanmean(np.array([1.0, np.nan, 3.0]))  # type: ignore[no-untyped-call,unused-ignore]
     assert type(got) is np.float64 and got == 2.0
 
 
