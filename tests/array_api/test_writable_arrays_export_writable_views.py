@@ -9,8 +9,8 @@ step); a read-only Array exports read-only; ``numpy.asarray(carrier)`` stays rea
 from __future__ import annotations
 
 import os
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
