@@ -364,10 +364,13 @@ def complex_values() -> str:
 
 def values_out_of_range(dtype: object) -> str:
     """Return the message for integer values out of the range of the dtype asked for."""
-    return (
-        f"values out of the {dtype_text(dtype)} range; ask for a wider integer dtype "
-        "(dtype=xp.int64)."
+    name = getattr(dtype, "name", "")
+    wider = (
+        "a floating dtype (dtype=xp.float64): no integer dtype is wider than 64 bits"
+        if name in ("Int64", "UInt64")
+        else "a wider integer dtype (dtype=xp.int64)"
     )
+    return f"values out of the {dtype_text(dtype)} range; ask for {wider}."
 
 
 def integers_out_of_range(obj: object, dtype: object) -> str:
