@@ -26,36 +26,17 @@ is right:
 
 from __future__ import annotations
 
-import functools
 from fractions import Fraction
 from pathlib import Path
 
-import ml_dtypes
 import numpy as np
 import pytest
 
 from stridewave import mx
+from tests.mx.exact import exact_element, floor_log2, grid
 
 FIXTURES = sorted((Path(__file__).parent / "fixtures").glob("*.npz"))
 REFERENCE_COMMIT = "7bc41952de394f5cc5e782baf132e7c7542eb4e4"
-
-
-@functools.cache
-def _grid(element: str) -> list[Fraction]:
-    """Non-negative finite values of an element type, indexed by their code."""
-    np_dtype = mx._format_of(mx.scaled_dtype(element), where="test").element
-    bits = int(ml_dtypes.finfo(np_dtype).bits)  # type: ignore[no-untyped-call]
-    values = np.arange(2 ** (bits - 1), dtype=np.uint8).view(np_dtype).astype(np.float64)
-    return [Fraction(float(v)) for v in values if np.isfinite(v)]
-
-
-def _floor_log2(a: Fraction) -> int:
-    e = a.numerator.bit_length() - a.denominator.bit_length()
-    while Fraction(2) ** e > a:
-        e -= 1
-    while Fraction(2) ** (e + 1) <= a:
-        e += 1
-    return e
 
 
 def exact_shared(values: np.ndarray, element: str) -> int | None:
@@ -65,26 +46,10 @@ def exact_shared(values: np.ndarray, element: str) -> int | None:
     """
     if not np.isfinite(values).all():
         return None
-    emax = _floor_log2(_grid(element)[-1])
+    emax = floor_log2(grid(element)[-1])
     amax = max(abs(Fraction(float(v))) for v in values)
-    shared = -127 if amax == 0 else max(_floor_log2(amax) - emax, -127)
+    shared = -127 if amax == 0 else max(floor_log2(amax) - emax, -127)
     return None if shared > 127 else shared
-
-
-def exact_element(value: float, shared: int, element: str) -> Fraction:
-    """``value / 2**shared`` rounded to nearest, ties to even, saturating: exactly."""
-    grid = _grid(element)
-    v = Fraction(value) / Fraction(2) ** shared
-    a = abs(v)
-    if a >= grid[-1]:
-        q = grid[-1]
-    else:
-        hi = next(k for k, g in enumerate(grid) if g > a)
-        lo = hi - 1
-        below, above = a - grid[lo], grid[hi] - a
-        pick = lo if below < above else hi if above < below else (lo if lo % 2 == 0 else hi)
-        q = grid[pick]
-    return -q if v < 0 else q
 
 
 def test_fixtures_are_present_and_name_their_reference() -> None:

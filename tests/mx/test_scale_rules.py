@@ -10,11 +10,9 @@ The elements are ``v / 2**e`` rounded to the element grid, ties to even, saturat
 
 from __future__ import annotations
 
-import functools
 import math
 from fractions import Fraction
 
-import ml_dtypes
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -22,34 +20,17 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from stridewave import mx
+from tests.mx.exact import exact_element, floor_log2, grid
 
 RULES = ("rceil", "ceil", "nearest")
 BLOCK = 8
-
-
-@functools.cache
-def _grid(element: str) -> tuple[Fraction, ...]:
-    """Non-negative finite values of an element type, indexed by their code."""
-    np_dtype = mx._format_of(mx.scaled_dtype(element), where="test").element
-    bits = int(ml_dtypes.finfo(np_dtype).bits)  # type: ignore[no-untyped-call]
-    values = np.arange(2 ** (bits - 1), dtype=np.uint8).view(np_dtype).astype(np.float64)
-    return tuple(Fraction(float(v)) for v in values if np.isfinite(v))
-
-
-def _floor_log2(a: Fraction) -> int:
-    e = a.numerator.bit_length() - a.denominator.bit_length()
-    while Fraction(2) ** e > a:
-        e -= 1
-    while Fraction(2) ** (e + 1) <= a:
-        e += 1
-    return e
 
 
 def _to_float32(x: Fraction) -> Fraction:
     """``x >= 0`` rounded to float32: nearest, ties to even, subnormals included."""
     if x == 0:
         return x
-    ulp = Fraction(2) ** (max(_floor_log2(x), -126) - 23)
+    ulp = Fraction(2) ** (max(floor_log2(x), -126) - 23)
     q = x / ulp
     n = math.floor(q)
     if q - n > Fraction(1, 2) or (q - n == Fraction(1, 2) and n % 2):
@@ -62,14 +43,14 @@ def exact_exponent(block: list[float], element: str, rule: str) -> int | None:
     if not all(math.isfinite(v) for v in block):
         return None
     amax = max(abs(Fraction(v)) for v in block)
-    largest = _grid(element)[-1]
+    largest = grid(element)[-1]
     if rule == "rceil":
         r = _to_float32(amax * _to_float32(1 / largest))
     else:
         r = _to_float32(amax / largest)
     if r == 0:
         return 0 if rule == "nearest" else -127
-    k = _floor_log2(r)
+    k = floor_log2(r)
     if rule == "nearest":
         e = k + 1 if r * r >= Fraction(2) ** (2 * k + 1) else k
     else:
@@ -77,27 +58,11 @@ def exact_exponent(block: list[float], element: str, rule: str) -> int | None:
     return min(max(e, -127), 127)
 
 
-def exact_element(value: float, shared: int, element: str) -> Fraction:
-    """``value / 2**shared`` rounded to nearest, ties to even, saturating: exactly."""
-    grid = _grid(element)
-    v = Fraction(value) / Fraction(2) ** shared
-    a = abs(v)
-    if a >= grid[-1]:
-        q = grid[-1]
-    else:
-        hi = next(k for k, g in enumerate(grid) if g > a)
-        lo = hi - 1
-        below, above = a - grid[lo], grid[hi] - a
-        pick = lo if below < above else hi if above < below else (lo if lo % 2 == 0 else hi)
-        q = grid[pick]
-    return -q if v < 0 else q
-
-
 def _edges() -> list[float]:
     """Float32 values at the rules' decision points, and one step either side."""
     out: list[float] = [0.0, -0.0, 1e-45, 2.0**-126, float(np.finfo(np.float32).max)]
     for element in mx.ELEMENT_NAMES:
-        largest = float(_grid(element)[-1])
+        largest = float(grid(element)[-1])
         for k in (-140, -130, -127, -20, -1, 0, 1, 3, 100, 120):
             for centre in (largest * 2.0**k, largest * math.sqrt(2) * 2.0**k):
                 if centre < float(np.finfo(np.float32).max):
