@@ -278,26 +278,15 @@ def _inplace(name: str) -> Callable[[Array, object], Array]:
         result = Array._new(*binary(name, self, other))
         if result.shape != self.shape:
             raise ValueError(_messages.inplace_shape(name, self.shape, result.shape))
+        values = read(result, self._device)
         if result.dtype is not self.dtype:
             if not _same_kind(result.dtype, self.dtype):
                 raise TypeError(_messages.inplace_dtype(name, self.dtype, result.dtype))
             # (a wider result of the same kind is cast back, as NumPy's in-place
             # operators do with casting="same_kind": float32 += float64)
-            result = Array._new(
-                self._device.backend.adopt(
-                    self._device.backend.cast(read(result, self._device), self.dtype), ()
-                ),
-                self._device,
-            )
+            values = self._device.backend.cast(values, self.dtype)
         layout = self.layout
-        write(
-            self,
-            self._device,
-            layout.shape,
-            layout.strides,
-            self._offset,
-            read(result, self._device),
-        )
+        write(self, self._device, layout.shape, layout.strides, self._offset, values)
         return self
 
     method.__name__ = f"__i{name}__"

@@ -146,12 +146,11 @@ def arange(
 
 def _bound(value: Any) -> Any:
     """Return a 0-d Array (or NumPy scalar) bound of ``arange`` as its Python value."""
-    if isinstance(value, (Tensor, np.generic)) and getattr(value, "ndim", 0) == 0:
-        return (
-            value.item()
-            if isinstance(value, np.generic)
-            else host_values(as_array(value), as_array(value)._device).reshape(()).item()
-        )
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, Tensor) and value.ndim == 0:
+        x = as_array(value)
+        return host_values(x, x._device).reshape(()).item()
     return value
 
 

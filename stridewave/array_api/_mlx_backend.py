@@ -213,7 +213,6 @@ def _held(carrier: Carrier | None) -> bool:
     """Whether ``carrier`` is the host carrier of a host-held dtype (not Metal storage)."""
     return (
         carrier is not None
-        and type(carrier) is not Metal
         and not isinstance(carrier, (Metal, Evictable))
         and carrier.capabilities.host_addressable
     )
@@ -230,13 +229,13 @@ def _host_view(tensor: Tensor) -> npt.NDArray[Any]:
 
 def _hold(result: npt.NDArray[Any]) -> Adopted:
     """Adopt a NumPy result of a host-held dtype as a host carrier of the Metal place."""
+    flags = result.flags
+    # (the carrier adopts the buffer: one it alone owns, writable and C-ordered)
     array = (
         result
-        if result.flags.c_contiguous and result.flags.writeable
-        else np.array(result, order="C")
+        if flags.c_contiguous and flags.writeable and result.base is None
+        else np.array(result, order="C", copy=True)
     )
-    if array.base is not None:
-        array = np.array(array, order="C", copy=True)
     dtype = _dtypes.from_numpy(array.dtype) or _dtypes.narrow(array.dtype)
     flat = array.reshape(-1)
     kind: Any = carrier_for("CPU", dtype)
