@@ -33,6 +33,10 @@ if TYPE_CHECKING:
     from stridewave.tensor import Tensor
 
 __all__ = [
+    "CONTIGUOUS_LAYOUTS",
+    "ERRSTATE",
+    "QUIET",
+    "UNSET_ERRSTATE",
     "Adopted",
     "Backend",
     "QuietNamespace",
@@ -178,10 +182,36 @@ class Backend(Protocol):
 # -- geometry every backend shares ------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=1024)
+#: The row-major Layout of each shape seen (layouts are immutable), read directly by
+#: the per-call paths; bounded, as a loop over ever new shapes must not grow it.
+CONTIGUOUS_LAYOUTS: Final[dict[tuple[int, ...], Layout]] = {}
+_CONTIGUOUS_LIMIT: Final = 4096
+
+
 def contiguous_layout(shape: tuple[int, ...]) -> Layout:
-    """Return the row-major Layout of ``shape`` (cached: layouts are immutable)."""
-    return Layout(shape)
+    """Return the row-major Layout of ``shape`` (cached: layouts are immutable).
+
+    Parameters
+    ----------
+    shape : tuple of int
+        The extents, in elements.
+
+    Returns
+    -------
+    Layout
+        ``Layout(shape)``, the same object for the same shape while the cache has room.
+
+    Raises
+    ------
+    ValueError
+        If ``shape`` is not a valid shape (Layout's own check).
+    """
+    found = CONTIGUOUS_LAYOUTS.get(shape)
+    if found is None:
+        found = Layout(shape)
+        if len(CONTIGUOUS_LAYOUTS) < _CONTIGUOUS_LIMIT:
+            CONTIGUOUS_LAYOUTS[shape] = found
+    return found
 
 
 @functools.lru_cache(maxsize=1024)
@@ -281,6 +311,29 @@ def quiet(func: Callable[..., Any]) -> Callable[..., Any]:
             reset(token)
 
     return quiet
+
+
+def _quiet_context() -> contextvars.Context:
+    context = contextvars.Context()
+    if _ERRSTATE is not None:
+        context.run(_ERRSTATE.set, _IGNORING)
+    return context
+
+
+#: ``QUIET(ufunc, *operands)`` computes in a context where NumPy ignores floating-point
+#: exceptions, for a caller that found ``ERRSTATE.get() is UNSET_ERRSTATE`` (no state
+#: of its own): one C call, where setting and resetting NumPy's context variable
+#: around the call are two more. The context holds NumPy's state and nothing else, so
+#: it serves only functions that read no other context variable (NumPy's ufuncs over
+#: numeric arrays). A context is entered by one thread at a time: while another
+#: thread computes in it (NumPy releases the GIL in long loops), ``QUIET`` raises
+#: ``RuntimeError`` and the caller computes under :func:`quiet` instead. Inside it
+#: the state reads as set, so a nested call runs its function directly.
+QUIET: Final = _quiet_context().run
+#: NumPy's error-state context variable (None on a NumPy without one: use :func:`quiet`)
+#: and its value where nothing was set.
+ERRSTATE: Final = _ERRSTATE
+UNSET_ERRSTATE: Final = _UNSET
 
 
 class QuietNamespace:

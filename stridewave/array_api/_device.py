@@ -67,7 +67,7 @@ _BACKENDS: Final = {
 }
 
 #: The kinds whose backend offers direct calls.
-_DIRECT_KINDS: Final = frozenset({"Metal"})
+_DIRECT_KINDS: Final = frozenset({"CPU", "Metal"})
 
 #: Guards the one-time making of each Device (``_INSTANCES``), of its backend (the
 #: ``backend`` slot: the backend module's import and ``backend(kind)``) and the

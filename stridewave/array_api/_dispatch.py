@@ -172,9 +172,10 @@ def devices_of(values: Sequence[object], device: object = None) -> Device:
 
 # -- direct calls -------------------------------------------------------------------------
 
-#: Each function's direct call by device (``Backend.direct``), looked up once each;
-#: None is an answer (no direct call). A cache: a miss only looks it up again.
-_DIRECTS: Final[dict[tuple[str, Device], Callable[..., Adopted | None] | None]] = {}
+#: Each function's direct calls, by device (``Backend.direct``), looked up once each;
+#: None is an answer (no direct call). A cache: a miss only looks it up again. Keyed
+#: by name, then device: two dictionary reads on the per-call path, no key to build.
+_DIRECTS: Final[dict[str, dict[Device, Callable[..., Adopted | None] | None]]] = {}
 
 #: Not looked up yet.
 _UNSET: Final = object()
@@ -196,12 +197,12 @@ def direct(name: str, device: Device) -> Callable[..., Adopted | None] | None:
         ``Backend.direct(name)`` for a device whose backend has direct calls
         (``Device.has_direct``), else None, without building the backend.
     """
-    if not device.has_direct:
-        return None
-    key = (name, device)
-    call = _DIRECTS.get(key, _UNSET)
+    calls = _DIRECTS.get(name)
+    if calls is None:
+        calls = _DIRECTS.setdefault(name, {})
+    call = calls.get(device, _UNSET)
     if call is _UNSET:
-        call = _DIRECTS[key] = device.backend.direct(name)
+        call = calls[device] = device.backend.direct(name) if device.has_direct else None
     return call  # type: ignore[return-value]
 
 
@@ -313,15 +314,26 @@ def unary(name: str, x: Any, kwargs: dict[str, Any] | None = None) -> tuple[Adop
     RuntimeError
         If its carrier is released.
     """
-    if not isinstance(x, Tensor):
+    if _PLACED.get(type(x)):
+        device = x._device
+        if not kwargs:
+            calls = _DIRECTS.get(name)
+            call = calls[device] if calls is not None and device in calls else direct(name, device)
+            if call is not None and name not in _ROUNDING:
+                found = call(x)
+                if found is not None:
+                    return found, device
+    elif not isinstance(x, Tensor):
         raise TypeError(_messages.expects_array(name, x))
-    device = device_of(x)
+    else:
+        device = device_of(x)
     kwargs = kwargs or {}
-    call = direct(name, device)
-    if call is not None and name not in _ROUNDING:
-        found = call(x, **kwargs) if placed(type(x)) else None
-        if found is not None:
-            return found, device
+    if kwargs and name not in _ROUNDING and placed(type(x)):
+        call = direct(name, device)
+        if call is not None:
+            found = call(x, **kwargs)
+            if found is not None:
+                return found, device
     backend = device.backend
     native = backend.read(x)
     if name in _ROUNDING and not _dtypes.isdtype(x.dtype, ("real floating", "complex floating")):
@@ -365,9 +377,11 @@ def binary(name: str, x1: Any, x2: Any) -> tuple[Adopted, Device]:
         k1 = type(x1)
         k2 = type(x2)
         p1 = p2 = True  # (whether each operand is a Python scalar or an Array)
-        if k1 is float or k1 is bool or (k1 is int and _INT32_MIN <= x1 <= _INT32_MAX):
+        if _PLACED.get(k1):
+            d1 = x1._device
+        elif k1 is float or k1 is bool or (k1 is int and _INT32_MIN <= x1 <= _INT32_MAX):
             d1 = None
-        elif _PLACED.get(k1) or placed(k1):
+        elif placed(k1):
             d1 = x1._device
         elif isinstance(x1, Tensor):
             d1 = device_of(x1)
@@ -377,9 +391,11 @@ def binary(name: str, x1: Any, x2: Any) -> tuple[Adopted, Device]:
             k1 = type(x1)
             d1 = None
             p1 = k1 in _PY_SCALARS
-        if k2 is float or k2 is bool or (k2 is int and _INT32_MIN <= x2 <= _INT32_MAX):
+        if _PLACED.get(k2):
+            d2 = x2._device
+        elif k2 is float or k2 is bool or (k2 is int and _INT32_MIN <= x2 <= _INT32_MAX):
             d2 = None
-        elif _PLACED.get(k2) or placed(k2):
+        elif placed(k2):
             d2 = x2._device
         elif isinstance(x2, Tensor):
             d2 = device_of(x2)
@@ -397,12 +413,12 @@ def binary(name: str, x1: Any, x2: Any) -> tuple[Adopted, Device]:
             device = d1
             if d2 is not None and d2 is not d1:
                 raise DeviceMismatch(_messages.devices_differ(d1, d2, name))
-        if device.has_direct:
-            call = direct(name, device)
-            if call is not None and p1 and p2:
-                found = call(x1, x2)
-                if found is not None:
-                    return found, device
+        calls = _DIRECTS.get(name)
+        call = calls[device] if calls is not None and device in calls else direct(name, device)
+        if call is not None and p1 and p2:
+            found = call(x1, x2)
+            if found is not None:
+                return found, device
         backend = device.backend
         a = x1 if d1 is None else backend.read(x1)
         b = x2 if d2 is None else backend.read(x2)

@@ -51,6 +51,8 @@ _TO_NUMPY: Final[dict[DType, np.dtype[Any]]] = {
     dtype: np.dtype(name if name != "bool" else np.bool_) for name, dtype in DTYPES.items()
 }
 _FROM_NUMPY: Final[dict[np.dtype[Any], DType]] = {v: k for k, v in _TO_NUMPY.items()}
+#: The namespace dtype of each NumPy dtype that is one (read directly on per-call paths).
+FROM_NUMPY: Final = _FROM_NUMPY
 _KNOWN: Final = frozenset(DTYPES.values())
 
 _SIGNED: Final = tuple(DTYPES[n] for n in ("int8", "int16", "int32", "int64"))

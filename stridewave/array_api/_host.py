@@ -20,6 +20,10 @@ import numpy as np
 
 from stridewave.array_api import _dtypes
 from stridewave.array_api._backend import (
+    CONTIGUOUS_LAYOUTS,
+    ERRSTATE,
+    QUIET,
+    UNSET_ERRSTATE,
     Adopted,
     QuietNamespace,
     check_bounds,
@@ -138,6 +142,9 @@ class _Namespace(QuietNamespace):
     (:func:`~stridewave.array_api._backend.quiet`).
     """
 
+    #: The functions a host shim answers (not compat's own).
+    SHIMS: Final = frozenset({"clip", "floor_divide", "expm1", "tanh", "linalg", "fft"})
+
     def __init__(self) -> None:
         super().__init__(cnp)
         self.clip = quiet(_clip)
@@ -195,6 +202,88 @@ def _view_of(result: npt.NDArray[Any], sources: tuple[Tensor, ...]) -> Adopted |
             layout = Layout(result.shape, tuple(s // itemsize for s in result.strides))
             return (carrier, layout, delta // itemsize, None)
     return None
+
+
+#: The operand types a direct call passes to NumPy as they are (the dispatch hands a
+#: direct call Arrays of its device and these).
+_PY_SCALARS: Final = frozenset({bool, int, float})
+
+
+def _direct_ufunc(backend: HostBackend, ufunc: np.ufunc) -> Callable[..., Adopted | None]:
+    """Return the CPU device's direct call of a NumPy ufunc of one or two operands.
+
+    The general step in one frame: each operand read as the host backend reads it
+    (a fresh result's own array at once), the ufunc computed without floating-point
+    warnings (in :data:`~stridewave.array_api._backend.QUIET`'s context where the
+    caller set no NumPy error state of their own, else under theirs), and a fresh
+    C-ordered result of a standard dtype kept as it is (its carrier made when first
+    asked for, as :meth:`HostBackend.adopt` keeps one); any other result goes through
+    ``adopt``. It never returns None: the host takes every call it is given.
+    """
+    read = backend.read
+    adopt = backend.adopt
+    dtypes = _dtypes.FROM_NUMPY
+    layouts = CONTIGUOUS_LAYOUTS
+    get_state = ERRSTATE.get  # type: ignore[union-attr]
+    unset = UNSET_ERRSTATE
+    loud = quiet(ufunc)
+    scalars = _PY_SCALARS
+
+    def fresh(result: Any) -> Adopted:
+        # (a fresh C-ordered result of a standard dtype is kept as it is)
+        if type(result) is np.ndarray and result.flags.c_contiguous:
+            dtype = dtypes.get(result.dtype)
+            if dtype is not None:
+                layout = layouts.get(result.shape)
+                if layout is None:
+                    layout = contiguous_layout(result.shape)
+                return (None, layout, 0, (result, LAZY, dtype))
+        return adopt(result, ())
+
+    if ufunc.nin == 1:
+
+        def unary(x: Any, **kwargs: Any) -> Adopted | None:
+            if kwargs:
+                return None  # (the namespace's function takes the keywords)
+            native = x._native
+            a = native[0] if native is not None and native[1] is LAZY else read(x)
+            if get_state() is not unset:
+                return fresh(ufunc(a))
+            try:
+                return fresh(QUIET(ufunc, a))
+            except RuntimeError:  # (another thread computes in the context)
+                return fresh(loud(a))
+
+        return unary
+
+    def binary(x1: Any, x2: Any) -> Adopted:
+        if type(x1) in scalars:
+            a = x1
+        else:
+            native = x1._native
+            a = native[0] if native is not None and native[1] is LAZY else read(x1)
+        if type(x2) in scalars:
+            b = x2
+        else:
+            native = x2._native
+            b = native[0] if native is not None and native[1] is LAZY else read(x2)
+        if get_state() is not unset:
+            result = ufunc(a, b)
+        else:
+            try:
+                result = QUIET(ufunc, a, b)
+            except RuntimeError:  # (another thread computes in the context)
+                result = loud(a, b)
+        if type(result) is np.ndarray and result.flags.c_contiguous:
+            dtype = dtypes.get(result.dtype)
+            if dtype is not None:
+                layout = layouts.get(result.shape)
+                if layout is None:
+                    layout = contiguous_layout(result.shape)
+                return (None, layout, 0, (result, LAZY, dtype))
+        return adopt(result, ())
+
+    return binary
 
 
 #: A released carrier of each FileBacked class, for ``new_like`` on adoption.
@@ -260,13 +349,15 @@ class HostBackend:
 
     name: Final = "numpy"
     host_addressable: Final = True
-    has_direct: Final = False
 
     def __init__(self, kind: str) -> None:
         self.kind = kind
         self.ns: Any = _NAMESPACE
         self._store = _STORES[kind]
         self._accumulators: dict[tuple[DType, DType | None], Any] = {}
+        #: Direct calls: on CPU, which keeps a fresh result as it is.
+        self.has_direct: bool = self._store is None
+        self._directs: dict[str, Callable[..., Adopted | None] | None] = {}
 
     def describe(self) -> str:
         """Return the device in words: its kind."""
@@ -426,10 +517,45 @@ class HostBackend:
         view.flags.writeable = False  # internal: operands only, never handed out
         return carrier, (view, carrier.version, carrier._array)  # type: ignore[attr-defined]
 
-    @staticmethod
-    def direct(name: str) -> None:
-        """Return None: the host has no call faster than its namespace's."""
-        return
+    def direct(self, name: str) -> Callable[..., Adopted | None] | None:
+        """Return ``name`` as one-frame call on this device's Arrays, or None.
+
+        Where the namespace's function is NumPy's ufunc itself (``add``, ``less``,
+        ``sqrt`` ...: ``array_api_compat.numpy`` passes it through and no host shim
+        replaces it), the call computes it over the operands' NumPy arrays and keeps
+        the result as :meth:`adopt` would: the general step without its look-ups.
+        None for every other function, and on FileBacked and Generic, which copy
+        each result into their storage.
+
+        Parameters
+        ----------
+        name : str
+            The namespace function.
+
+        Returns
+        -------
+        callable or None
+            ``call(x)`` or ``call(x1, x2)`` over Arrays of this device (and, for two
+            operands, Python bool, int and float scalars), returning the adopted
+            result.
+        """
+        try:
+            return self._directs[name]
+        except KeyError:
+            pass
+        found: Callable[..., Adopted | None] | None = None
+        ufunc = getattr(cnp, name, None)
+        if (
+            self.has_direct
+            and ERRSTATE is not None
+            and type(ufunc) is np.ufunc
+            and ufunc.nout == 1
+            and ufunc.nin in (1, 2)
+            and name not in _Namespace.SHIMS
+        ):
+            found = _direct_ufunc(self, ufunc)
+        self._directs[name] = found
+        return found
 
     # -- conversions ---------------------------------------------------------------------
 

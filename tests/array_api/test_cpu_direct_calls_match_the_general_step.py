@@ -1,0 +1,147 @@
+"""The CPU device's direct calls give what the general dispatch step gives.
+
+Where the namespace's function is NumPy's ufunc itself, the CPU backend computes it in
+one frame (``HostBackend.direct``): the operands' arrays read at once, the ufunc in a
+context where NumPy ignores floating-point exceptions, the fresh result kept as the
+general adoption keeps it. These tests hold it to the general step's values, dtypes
+and geometry, to the caller's own ``numpy.errstate``, and to threads that compute in
+the shared quiet context at once.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+
+import stridewave.array_api as xp
+from stridewave.array_api._array import Array
+
+CPU = xp.Device("CPU")
+BACKEND = CPU.backend
+
+BINARY = ["add", "subtract", "multiply", "divide", "less", "equal", "maximum", "hypot"]
+UNARY = ["negative", "sqrt", "exp", "isnan", "square"]
+DTYPES = ["float32", "float64", "int16", "uint8", "complex64"]
+
+
+@pytest.fixture
+def fast_switching() -> Iterator[None]:
+    """Switch threads as often as the interpreter allows, for the test's duration."""
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(before)
+
+
+def _operand(dtype: str, seed: int, shape: tuple[int, ...] = (3, 4)) -> Array:
+    values = np.random.default_rng(seed).uniform(0.5, 9.0, size=shape).astype(dtype)
+    fresh: Array = xp.asarray(values) + 0  # (a fresh result: its own array is its token)
+    return fresh
+
+
+def _general(name: str, *operands: Any) -> Any:
+    """The general step's answer: the namespace function over NumPy copies."""
+    arrays = [np.asarray(x.to_device("cpu")) if isinstance(x, Array) else x for x in operands]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return getattr(BACKEND.ns, name)(*arrays)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", BINARY)
+def test_a_direct_binary_call_gives_the_general_steps_values_dtype_and_geometry(
+    name: str, dtype: str
+) -> None:
+    if name in ("less", "maximum", "hypot") and dtype == "complex64":
+        pytest.skip("the standard orders no complex values")
+    if name == "hypot" and dtype not in ("float32", "float64"):
+        pytest.skip("hypot is defined for real floating dtypes")
+    call = BACKEND.direct(name)
+    assert call is not None, f"{name} is NumPy's ufunc: the CPU device has a direct call"
+    x1, x2 = _operand(dtype, 1), _operand(dtype, 2, shape=(4,))
+    for pair in ((x1, x2), (x1, 2), (3, x2)):
+        if dtype.startswith("uint") and name == "subtract" and type(pair[1]) is not int:
+            continue  # (wraps alike on both paths; not the point here)
+        result = getattr(xp, name)(*pair)
+        expected = _general(name, *pair)
+        assert np.asarray(result).dtype == expected.dtype
+        np.testing.assert_array_equal(np.asarray(result), expected)
+        assert result.shape == expected.shape
+        assert result.layout.strides == tuple(s // expected.itemsize for s in expected.strides)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64"])
+@pytest.mark.parametrize("name", UNARY)
+def test_a_direct_unary_call_gives_the_general_steps_values_and_dtype(
+    name: str, dtype: str
+) -> None:
+    x = _operand(dtype, 3)
+    result = getattr(xp, name)(x)
+    expected = _general(name, x)
+    assert np.asarray(result).dtype == expected.dtype
+    np.testing.assert_allclose(np.asarray(result), expected, rtol=0, atol=0)
+
+
+def test_functions_a_host_shim_answers_have_no_direct_call() -> None:
+    for name in ("floor_divide", "expm1", "tanh", "clip", "sum", "round"):
+        assert BACKEND.direct(name) is None, name
+    # FileBacked and Generic copy each result into their storage: no direct calls.
+    assert xp.Device("FileBacked").backend.direct("add") is None
+    assert xp.Device("Generic").backend.direct("add") is None
+
+
+def test_operators_on_zero_d_and_materialized_arrays_take_the_same_path() -> None:
+    zero_d = xp.asarray(np.float32(2.5))
+    materialized = xp.asarray(np.arange(6, dtype=np.float32).reshape(2, 3)).T  # (a view)
+    assert float(zero_d * zero_d) == 6.25
+    np.testing.assert_array_equal(
+        np.asarray(materialized + 1), np.arange(6, dtype=np.float32).reshape(2, 3).T + 1
+    )
+
+
+def test_the_callers_numpy_errstate_is_honoured_by_direct_calls() -> None:
+    big = xp.asarray(np.full(4, 3e38, dtype=np.float32))
+    with np.errstate(over="raise"), pytest.raises(FloatingPointError):
+        big * big
+    with np.errstate(over="warn"), pytest.warns(RuntimeWarning, match="overflow"):
+        big * big
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.isinf(np.asarray(big * big)).all()  # (no state set: IEEE, silently)
+
+
+def test_threads_computing_at_once_in_the_quiet_context_get_ieee_results_silently(
+    fast_switching: None,
+) -> None:
+    # Long loops release the GIL inside NumPy, so threads overlap in the one quiet
+    # context: each must still answer, silently, with the IEEE result.
+    size = 1 << 18
+    big = xp.asarray(np.full(size, 3e38, dtype=np.float32))
+    zero = xp.asarray(np.zeros(size, dtype=np.float32))
+    errors: list[Exception] = []
+
+    def work() -> None:
+        try:
+            for _ in range(20):
+                assert np.isinf(np.asarray(big * big)).all()
+                assert np.isnan(np.asarray(zero / zero)).all()
+        except Exception as exc:  # noqa: BLE001 (reported by the main thread)
+            errors.append(exc)
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        threads = [threading.Thread(target=work) for _ in range(6)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=120)
+    assert not errors, errors[0]
+    assert not [w for w in caught if issubclass(w.category, RuntimeWarning)]
