@@ -116,6 +116,10 @@ def mlx_eval(*arrays: Any, schedule_only: bool = False) -> None:
 TF32_ENV: Final = "MLX_ENABLE_TF32"
 
 
+#: ``mlx.core`` once imported (every MLX call of the package asks for it).
+_MLX: Final[list[Any]] = []
+
+
 def import_mlx() -> Any:
     """Return ``mlx.core`` (imported on first use), or raise an actionable RuntimeError.
 
@@ -123,6 +127,8 @@ def import_mlx() -> Any:
     there would hang): see :func:`require_alive`.
     """
     require_alive("run MLX work")
+    if _MLX:
+        return _MLX[0]
     # float32 matrix products at float32's accuracy, as NumPy's (MLX otherwise runs
     # them in TF32 on tensor-core GPUs: about 1e-3 relative error per product); a
     # user's own MLX_ENABLE_TF32 setting is kept. docs/metal.md, "Precision".
@@ -136,6 +142,7 @@ def import_mlx() -> Any:
             'mlx is not installed; pip install "stridewave[mlx]" (Linux without a GPU: '
             "also set STRIDEWAVE_METAL_DEVICE=cpu)",
         ) from exc
+    _MLX[:] = [mx]
     return mx
 
 
