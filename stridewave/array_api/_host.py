@@ -4,7 +4,7 @@ Reading a Tensor gives a read-only NumPy view with the Tensor's strides (no copy
 A NumPy result becomes a carrier of the device by adoption: ``from_numpy`` of the
 result's own buffer on CPU (``CPU`` for the spec's dtypes, ``CPUExtension`` for the
 others); a copy into the device's storage on FileBacked and Generic (the carrier class
-:func:`~stridewave.carriers._extension.carrier_for` names for the dtype). A result NumPy returned as
+:func:`~stridewave.array_api._places.carrier_for` names for the dtype). A result NumPy returned as
 a view of an operand (a transpose, a reshape, a broadcast) becomes geometry on that
 operand's carrier instead.
 """
@@ -27,13 +27,9 @@ from stridewave.array_api._backend import (
     quiet,
 )
 from stridewave.array_api._dtypes import narrow
+from stridewave.array_api._places import carrier_for, device_storage_dtypes
 from stridewave.carriers import CPU, Carrier, Generic
-from stridewave.carriers._extension import (
-    CPUExtension,
-    GenericExtension,
-    carrier_for,
-    device_storage_dtypes,
-)
+from stridewave.carriers._extension import CPUExtension, GenericExtension
 from stridewave.carriers._scatter import strided_view
 from stridewave.dtypes import DType
 from stridewave.layout import Layout

@@ -14,17 +14,16 @@ import stridewave.array_api as xp
 from stridewave import CPU, DType, Evictable, FileBacked, Layout, Tensor
 from stridewave.carriers._extension import FileBackedExtension
 
+from .conftest import DEVICE_PARAMS
+
 HAVE_MLX = importlib.util.find_spec("mlx") is not None
 needs_mlx = [
     pytest.mark.needs_mlx,
     pytest.mark.skipif(not HAVE_MLX, reason='mlx is not importable: install "stridewave[mlx]"'),
 ]
 
-DEVICES = [
-    pytest.param("CPU", id="cpu"),
-    pytest.param("FileBacked", id="file"),
-    pytest.param("Metal", id="metal", marks=needs_mlx),
-]
+#: Every device (the table of places).
+DEVICES = DEVICE_PARAMS
 
 
 def test_namespace_of_every_tensor_is_array_api() -> None:
