@@ -525,33 +525,34 @@ class HostBackend:
 _BACKENDS: Final = {kind: HostBackend(kind) for kind in _STORES}
 
 
-def backend(kind: str) -> HostBackend:
-    """Return the host backend of carrier kind ``kind`` (one per kind).
+def backend(name: str) -> HostBackend:
+    """Return the host backend of the device ``name`` (one per device).
 
     Parameters
     ----------
-    kind : str
-        ``"CPU"``, ``"FileBacked"`` or ``"Generic"``.
+    name : str
+        ``"CPU"``, ``"FileBacked"`` or ``"Generic"``: a row of the table of places
+        whose ``backend_module`` is this module.
 
     Returns
     -------
     HostBackend
         Its backend.
     """
-    return _BACKENDS[kind]
+    return _BACKENDS[name]
 
 
-def describe(kind: str) -> str:
-    """Return the device of ``kind`` in words: the kind itself.
+def describe(name: str) -> str:
+    """Return the device ``name`` in words: its name.
 
     Parameters
     ----------
-    kind : str
-        A host kind.
+    name : str
+        A host device's name.
 
     Returns
     -------
     str
-        ``kind``.
+        ``name``.
     """
-    return kind
+    return name

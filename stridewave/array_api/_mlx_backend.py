@@ -210,12 +210,12 @@ def _storage(carrier: Carrier | None, note: bool) -> Any:
 
 
 def _held(carrier: Carrier | None) -> bool:
-    """Whether ``carrier`` is the host carrier of a host-held dtype (not Metal storage)."""
-    return (
-        carrier is not None
-        and not isinstance(carrier, (Metal, Evictable))
-        and carrier.capabilities.host_addressable
-    )
+    """Whether ``carrier`` is the host carrier of a host-held dtype (not Metal storage).
+
+    The capability record answers (Metal storage, an Evictable over it included, is
+    not host addressable), not the carrier's class.
+    """
+    return carrier is not None and carrier.capabilities.host_addressable
 
 
 def _host_view(tensor: Tensor) -> npt.NDArray[Any]:
@@ -1142,12 +1142,12 @@ def _direct(backend: MLXBackend, name: str) -> Callable[..., Adopted | None] | N
 _BACKEND: list[MLXBackend] = []
 
 
-def backend(kind: str) -> MLXBackend:
+def backend(name: str) -> MLXBackend:
     """Return the MLX backend (built once; imports MLX).
 
     Parameters
     ----------
-    kind : str
+    name : str
         ``"Metal"``.
 
     Returns
@@ -1165,12 +1165,12 @@ def backend(kind: str) -> MLXBackend:
     return _BACKEND[0]
 
 
-def describe(kind: str) -> str:
+def describe(name: str) -> str:
     """Return the Metal device in words: the MLX device and version, or why there is none.
 
     Parameters
     ----------
-    kind : str
+    name : str
         ``"Metal"``.
 
     Returns
@@ -1179,4 +1179,4 @@ def describe(kind: str) -> str:
         E.g. ``"Metal: MLX CPU device (...), MLX 0.32.4"``.
     """
     _ok, text = runtime()
-    return f"{kind}: {text}"
+    return f"{name}: {text}"
