@@ -45,6 +45,17 @@ DEVICE_PARAMS = [place_param(row) for row in PLACES]
 HOST_DEVICE_PARAMS = [place_param(row) for row in PLACES if row.host_addressable]
 
 
+#: One device per backend (the first row naming each backend module): CPU and Metal.
+def _first_per_backend() -> list[Place]:
+    first: dict[str, Place] = {}
+    for row in PLACES:
+        first.setdefault(row.backend_module, row)
+    return list(first.values())
+
+
+BACKEND_DEVICE_PARAMS = [place_param(row) for row in _first_per_backend()]
+
+
 @pytest.fixture(params=DEVICE_PARAMS)
 def device(request: pytest.FixtureRequest) -> xp.Device:
     """Return each device of the namespace in turn."""

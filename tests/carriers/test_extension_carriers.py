@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from stridewave import CPU, DType, FileBacked, Generic, Metal, storage_zero
+from stridewave.array_api._places import PLACES
 from stridewave.carriers._extension import (
     CPUExtension,
     FileBackedExtension,
@@ -21,7 +22,9 @@ from stridewave.carriers._extension import (
 from stridewave.dtypes import standard_dtypes
 
 STD = standard_dtypes()
-HOST_KINDS = [CPUExtension, GenericExtension, FileBackedExtension]
+#: The extension carriers of the places whose storage is host memory (the array API's
+#: table of places).
+HOST_KINDS = [row.extension_carrier for row in PLACES if row.host_addressable]
 
 
 def make(kind: type[Any], dtype: DType, values: list[object]) -> Any:
