@@ -280,7 +280,8 @@ def carrier_device(carrier: Carrier) -> Device:
     try:
         return Device(device_of(carrier))
     except TypeError:
-        raise TypeError(_messages.no_device_for_carrier(kind)) from None
+        spec = [row.spec_carrier.__name__ for row in PLACES]
+        raise TypeError(_messages.no_device_for_carrier(kind, spec)) from None
 
 
 def check_dtype(device: Device, dtype: DType) -> None:

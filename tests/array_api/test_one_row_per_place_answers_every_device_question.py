@@ -129,3 +129,13 @@ def test_device_of_names_the_place_whatever_class_holds_the_dtype(tmp_path: Any)
     assert device_of(tiers) == "CPU"
     with pytest.raises(TypeError, match="shipped kind"):
         device_of(object())  # type: ignore[arg-type]
+
+
+def test_a_carrier_of_no_place_is_refused_naming_the_places_kinds() -> None:
+    from stridewave.array_api._device import carrier_device
+
+    with pytest.raises(TypeError) as info:
+        carrier_device(object())  # type: ignore[arg-type]
+    text = str(info.value)
+    assert "no device for carrier kind object" in text
+    assert all(row.spec_carrier.__name__ in text for row in PLACES)
