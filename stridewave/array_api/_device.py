@@ -1,9 +1,10 @@
 """The devices of :mod:`stridewave.array_api` and the backend each computes with.
 
-A device is a carrier kind. The table :data:`_BACKENDS` names, for each kind, the
-module whose ``backend(kind)`` builds its :class:`~stridewave.array_api._backend.Backend`
+A device is a place: one row of the table of places
+(:data:`~stridewave.array_api._places.PLACES`), which names the module whose
+``backend(name)`` builds its :class:`~stridewave.array_api._backend.Backend`
 (imported on first use: the MLX backend imports MLX). Everything above this module
-reaches a device's compute through ``device.backend`` and never asks which kind it is.
+reaches a device's compute through ``device.backend`` and never asks which device it is.
 """
 
 from __future__ import annotations
@@ -16,16 +17,9 @@ from typing import TYPE_CHECKING, Any, Final
 from typing_extensions import Self
 
 from stridewave.array_api import _messages
-from stridewave.carriers import CPU, Carrier, FileBacked, Generic, Metal
+from stridewave.array_api._places import NAMES, PLACES, SPELLINGS, Place, carrier_for, device_of
+from stridewave.carriers import Carrier
 from stridewave.carriers import _messages as _carrier_messages
-from stridewave.carriers._extension import (
-    CPUExtension,
-    FileBackedExtension,
-    GenericExtension,
-    MetalExtension,
-    carrier_for,
-    device_of,
-)
 
 if TYPE_CHECKING:
     from stridewave.array_api._backend import Backend
@@ -45,32 +39,8 @@ __all__ = [
 #: ``file`` (FileBacked) or ``metal``.
 DEFAULT_DEVICE_ENV: Final = "STRIDEWAVE_ARRAY_API_DEVICE"
 
-_NAMES: Final = {
-    "cpu": "CPU",
-    "host": "CPU",
-    "filebacked": "FileBacked",
-    "file": "FileBacked",
-    "generic": "Generic",
-    "metal": "Metal",
-    "mlx": "Metal",
-}
-
-#: The device names, as ``Device.kind`` spells them.
-_CANONICAL: Final = ("CPU", "FileBacked", "Generic", "Metal")
-
-#: The module whose ``backend(kind)`` builds each kind's backend.
-_BACKENDS: Final = {
-    "CPU": "stridewave.array_api._host",
-    "FileBacked": "stridewave.array_api._host",
-    "Generic": "stridewave.array_api._host",
-    "Metal": "stridewave.array_api._mlx_backend",
-}
-
-#: The kinds whose backend offers direct calls.
-_DIRECT_KINDS: Final = frozenset({"CPU", "Metal"})
-
 #: Guards the one-time making of each Device (``_INSTANCES``), of its backend (the
-#: ``backend`` slot: the backend module's import and ``backend(kind)``) and the
+#: ``backend`` slot: the backend module's import and ``backend(name)``) and the
 #: default device (``_default``). A leaf lock apart from the imports it runs; reset in
 #: a forked child, where the thread that held it does not exist.
 _lock = threading.RLock()
@@ -79,23 +49,24 @@ if hasattr(os, "register_at_fork"):
 
 
 class Device:
-    """A device of :mod:`stridewave.array_api`: a carrier kind.
+    """A device of :mod:`stridewave.array_api`: a place (a row of the table of places).
 
     Parameters
     ----------
-    kind : str
+    name : str
         ``"CPU"``, ``"FileBacked"``, ``"Generic"`` or ``"Metal"`` (case-insensitive;
-        ``"cpu"``, ``"file"``, ``"metal"`` also work).
+        ``"cpu"``, ``"file"``, ``"metal"`` also work: a row's spellings).
 
     Raises
     ------
     ValueError
-        If ``kind`` names no device; the message lists the devices and guesses the
+        If ``name`` names no device; the message lists the devices and guesses the
         one meant (``"gpu"``: Metal).
 
     Notes
     -----
-    There is one Device object per place: devices compare equal by kind. A device
+    There is one Device object per place: devices compare equal by name, and
+    ``place`` is the place's row of the table of places. A device
     is a place, not a class: its Arrays live in the device's spec carrier where it
     stores the dtype (:class:`~stridewave.CPU`, :class:`~stridewave.FileBacked`,
     :class:`~stridewave.Generic`, :class:`~stridewave.Metal`), else in its extension
@@ -105,9 +76,12 @@ class Device:
     CONTRACT section 9.
     """
 
-    __slots__ = ("backend", "has_direct", "kind")
+    __slots__ = ("backend", "has_direct", "name", "place")
 
-    kind: str
+    #: The device name (``"CPU"``, ``"FileBacked"``, ``"Generic"``, ``"Metal"``).
+    name: str
+    #: The place's row (:class:`~stridewave.array_api._places.Place`).
+    place: Place
     #: Whether the backend offers direct calls (``Backend.direct``): a declared
     #: capability, known without building the backend.
     has_direct: bool
@@ -117,26 +91,28 @@ class Device:
 
     _INSTANCES: Final[dict[str, Device]] = {}
 
-    def __new__(cls, kind: object) -> Self:
-        name = _NAMES.get(kind.strip().lower()) if isinstance(kind, str) else None
-        if name is None:
-            raise ValueError(_carrier_messages.unknown_device(kind, _CANONICAL, dict(_NAMES)))
-        found = cls._INSTANCES.get(name)
+    def __new__(cls, name: object) -> Self:
+        canonical = SPELLINGS.get(name.strip().lower()) if isinstance(name, str) else None
+        if canonical is None:
+            raise ValueError(_carrier_messages.unknown_device(name, NAMES, dict(SPELLINGS)))
+        found = cls._INSTANCES.get(canonical)
         if found is None:
             with _lock:
-                found = cls._INSTANCES.get(name)
+                found = cls._INSTANCES.get(canonical)
                 if found is None:
+                    row = next(p for p in PLACES if p.name == canonical)
                     found = object.__new__(cls)
-                    object.__setattr__(found, "kind", name)
-                    object.__setattr__(found, "has_direct", name in _DIRECT_KINDS)
-                    cls._INSTANCES[name] = found
+                    object.__setattr__(found, "name", canonical)
+                    object.__setattr__(found, "place", row)
+                    object.__setattr__(found, "has_direct", row.has_direct)
+                    cls._INSTANCES[canonical] = found
         return found  # type: ignore[return-value]
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("Device is immutable")
 
     def __repr__(self) -> str:
-        return f"Device({self.kind!r})"
+        return f"Device({self.name!r})"
 
     def __getattr__(self, name: str) -> Any:
         """Build the backend on the first read of ``backend`` (the slot is unset until then).
@@ -164,8 +140,8 @@ class Device:
             try:
                 return object.__getattribute__(self, "backend")
             except AttributeError:
-                module: Any = importlib.import_module(_BACKENDS[self.kind])
-                found = module.backend(self.kind)
+                module: Any = importlib.import_module(self.place.backend_module)
+                found = module.backend(self.name)
                 object.__setattr__(self, "backend", found)
                 return found
 
@@ -177,19 +153,19 @@ class Device:
         str
             E.g. ``"CPU"`` or ``"Metal: MLX CPU device (...), MLX 0.32.4"``.
         """
-        module: Any = importlib.import_module(_BACKENDS[self.kind])
-        text: str = module.describe(self.kind)
+        module: Any = importlib.import_module(self.place.backend_module)
+        text: str = module.describe(self.name)
         return text
 
     def __reduce__(self) -> tuple[type[Device], tuple[str]]:
-        """Pickle as the kind name (one device per kind).
+        """Pickle as the device name (one device per place).
 
         Returns
         -------
         tuple
-            ``(Device, (kind,))``.
+            ``(Device, (name,))``.
         """
-        return (Device, (self.kind,))
+        return (Device, (self.name,))
 
 
 CPU_DEVICE: Final = Device("CPU")
@@ -197,15 +173,10 @@ FILE_DEVICE: Final = Device("FileBacked")
 GENERIC_DEVICE: Final = Device("Generic")
 METAL_DEVICE: Final = Device("Metal")
 
+#: The device of each carrier class a row names (its spec and extension carriers and
+#: members), for the look-up by exact class.
 _KIND_DEVICE: Final[dict[type, Device]] = {
-    CPU: CPU_DEVICE,
-    FileBacked: FILE_DEVICE,
-    Generic: GENERIC_DEVICE,
-    Metal: METAL_DEVICE,
-    CPUExtension: CPU_DEVICE,
-    FileBackedExtension: FILE_DEVICE,
-    GenericExtension: GENERIC_DEVICE,
-    MetalExtension: METAL_DEVICE,
+    kind: Device(row.name) for row in PLACES for kind in row.kinds
 }
 
 _default: list[Device] = []
@@ -241,7 +212,7 @@ def set_default_device(device: Device | str | None) -> None:
     Parameters
     ----------
     device : Device, str or None
-        The new default (a :class:`Device` or its kind name); ``None`` goes back to
+        The new default (a :class:`Device` or its name); ``None`` goes back to
         the environment variable ``STRIDEWAVE_ARRAY_API_DEVICE`` (else CPU).
 
     Raises
@@ -257,12 +228,12 @@ def set_default_device(device: Device | str | None) -> None:
 
 
 def as_device(device: object) -> Device:
-    """Return ``device`` as a :class:`Device` (a Device, a kind name, or a carrier class).
+    """Return ``device`` as a :class:`Device` (a Device, a device name, or a carrier class).
 
     Parameters
     ----------
     device : Device, str or type
-        The device, its kind name, or a carrier class.
+        The device, its name, or a carrier class a row of the places names.
 
     Returns
     -------
@@ -309,7 +280,8 @@ def carrier_device(carrier: Carrier) -> Device:
     try:
         return Device(device_of(carrier))
     except TypeError:
-        raise TypeError(_messages.no_device_for_carrier(kind)) from None
+        spec = [row.spec_carrier.__name__ for row in PLACES]
+        raise TypeError(_messages.no_device_for_carrier(kind, spec)) from None
 
 
 def check_dtype(device: Device, dtype: DType) -> None:
@@ -329,4 +301,4 @@ def check_dtype(device: Device, dtype: DType) -> None:
         has and a device that has ``dtype`` (CONTRACT section 9).
     """
     if dtype not in device.backend.dtypes():
-        carrier_for(device.kind, dtype)  # (raises the message)
+        carrier_for(device.name, dtype)  # (raises the message)

@@ -4,7 +4,7 @@ Reading a Tensor gives a read-only NumPy view with the Tensor's strides (no copy
 A NumPy result becomes a carrier of the device by adoption: ``from_numpy`` of the
 result's own buffer on CPU (``CPU`` for the spec's dtypes, ``CPUExtension`` for the
 others); a copy into the device's storage on FileBacked and Generic (the carrier class
-:func:`~stridewave.carriers._extension.carrier_for` names for the dtype). A result NumPy returned as
+:func:`~stridewave.array_api._places.carrier_for` names for the dtype). A result NumPy returned as
 a view of an operand (a transpose, a reshape, a broadcast) becomes geometry on that
 operand's carrier instead.
 """
@@ -31,13 +31,9 @@ from stridewave.array_api._backend import (
     quiet,
 )
 from stridewave.array_api._dtypes import narrow
+from stridewave.array_api._places import carrier_for, device_storage_dtypes
 from stridewave.carriers import CPU, Carrier, Generic
-from stridewave.carriers._extension import (
-    CPUExtension,
-    GenericExtension,
-    carrier_for,
-    device_storage_dtypes,
-)
+from stridewave.carriers._extension import CPUExtension, GenericExtension
 from stridewave.carriers._scatter import strided_view
 from stridewave.dtypes import DType
 from stridewave.layout import Layout
@@ -655,33 +651,34 @@ class HostBackend:
 _BACKENDS: Final = {kind: HostBackend(kind) for kind in _STORES}
 
 
-def backend(kind: str) -> HostBackend:
-    """Return the host backend of carrier kind ``kind`` (one per kind).
+def backend(name: str) -> HostBackend:
+    """Return the host backend of the device ``name`` (one per device).
 
     Parameters
     ----------
-    kind : str
-        ``"CPU"``, ``"FileBacked"`` or ``"Generic"``.
+    name : str
+        ``"CPU"``, ``"FileBacked"`` or ``"Generic"``: a row of the table of places
+        whose ``backend_module`` is this module.
 
     Returns
     -------
     HostBackend
         Its backend.
     """
-    return _BACKENDS[kind]
+    return _BACKENDS[name]
 
 
-def describe(kind: str) -> str:
-    """Return the device of ``kind`` in words: the kind itself.
+def describe(name: str) -> str:
+    """Return the device ``name`` in words: its name.
 
     Parameters
     ----------
-    kind : str
-        A host kind.
+    name : str
+        A host device's name.
 
     Returns
     -------
     str
-        ``kind``.
+        ``name``.
     """
-    return kind
+    return name

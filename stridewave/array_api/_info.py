@@ -5,32 +5,22 @@ from __future__ import annotations
 from typing import Any
 
 from stridewave.array_api import _dtypes
-from stridewave.array_api._device import (
-    CPU_DEVICE,
-    FILE_DEVICE,
-    GENERIC_DEVICE,
-    METAL_DEVICE,
-    Device,
-    as_device,
-    default_device,
-)
+from stridewave.array_api._device import Device, as_device, default_device
+from stridewave.array_api._places import PLACES
 
 __all__ = ["Info", "__array_namespace_info__"]
 
 
 def _runnable(device: object, what: str) -> Device:
-    """Return the device asked about (the default if None); RuntimeError if Metal cannot run."""
+    """Return the device asked about (the default if None); RuntimeError if it cannot run here."""
     target = default_device() if device is None else as_device(device)
-    if target is METAL_DEVICE:
-        from stridewave.carriers._mlx_runtime import runtime
-
-        runs, why = runtime()
-        if not runs:
-            raise RuntimeError(
-                f"cannot give the {what} of Device('Metal'): Metal cannot run here ({why}). "
-                "Fix that, or ask about a device that devices() lists (Device('CPU') stores "
-                "all thirteen dtypes)."
-            )
+    runs, why = target.place.available()
+    if not runs:
+        raise RuntimeError(
+            f"cannot give the {what} of {target!r}: {target.name} cannot run here ({why}). "
+            "Fix that, or ask about a device that devices() lists (Device('CPU') stores "
+            "all thirteen dtypes)."
+        )
     return target
 
 
@@ -66,13 +56,10 @@ class Info:
         Returns
         -------
         list of Device
+            One per row of the table of places whose ``available()`` says it runs,
+            in the table's order.
         """
-        from stridewave.carriers._mlx_runtime import runtime
-
-        found = [CPU_DEVICE, FILE_DEVICE, GENERIC_DEVICE]
-        if runtime()[0]:
-            found.append(METAL_DEVICE)
-        return found
+        return [Device(row.name) for row in PLACES if row.available()[0]]
 
     def default_dtypes(self, *, device: object = None) -> dict[str, Any]:
         """Return the default dtypes of ``device`` (the default device if None).

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 from stridewave.carriers._messages import dtype_text
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from stridewave.dtypes import DType
 
 __all__ = [
@@ -46,11 +48,11 @@ def not_a_device(device: object) -> str:
     )
 
 
-def no_device_for_carrier(kind: type) -> str:
-    """Return the message for a carrier kind no device computes on."""
+def no_device_for_carrier(kind: type, kinds: Sequence[str]) -> str:
+    """Return the message for a carrier kind no device computes on (``kinds``: the devices' own)."""
     return (
-        f"stridewave.array_api has no device for carrier kind {kind.__name__}; use CPU, "
-        "FileBacked, Generic, Metal or an Evictable over one of them."
+        f"stridewave.array_api has no device for carrier kind {kind.__name__}; use "
+        f"{', '.join(kinds)} or an Evictable over one of them."
     )
 
 

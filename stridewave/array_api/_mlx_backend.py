@@ -41,8 +41,8 @@ import numpy as np
 
 from stridewave.array_api import _dtypes, _messages
 from stridewave.array_api._backend import Adopted, check_bounds, contiguous_layout, quiet
+from stridewave.array_api._places import carrier_for, place
 from stridewave.carriers import Carrier, Evictable, Metal
-from stridewave.carriers._extension import carrier_for, metal_storage_dtypes
 from stridewave.carriers._metal import check_result_size
 from stridewave.carriers._mlx_runtime import (
     DEVICE_ENV,
@@ -210,12 +210,12 @@ def _storage(carrier: Carrier | None, note: bool) -> Any:
 
 
 def _held(carrier: Carrier | None) -> bool:
-    """Whether ``carrier`` is the host carrier of a host-held dtype (not Metal storage)."""
-    return (
-        carrier is not None
-        and not isinstance(carrier, (Metal, Evictable))
-        and carrier.capabilities.host_addressable
-    )
+    """Whether ``carrier`` is the host carrier of a host-held dtype (not Metal storage).
+
+    The capability record answers (Metal storage, an Evictable over it included, is
+    not host addressable), not the carrier's class.
+    """
+    return carrier is not None and carrier.capabilities.host_addressable
 
 
 def _host_view(tensor: Tensor) -> npt.NDArray[Any]:
@@ -271,9 +271,10 @@ class MLXBackend:
         self.mx = mx = import_mlx()
         self.shims = _mlx_shims
         names = {dtype: name for name, dtype in _dtypes.DTYPES.items()}
+        row = place("Metal")
         self._to_mx: dict[DType, Any] = {
             dtype: mx.bool_ if dtype is DType.Bool else getattr(mx, names[dtype])
-            for dtype in metal_storage_dtypes()
+            for dtype in row.device_dtypes()
         }
         self._from_mx: dict[Any, DType] = {v: k for k, v in self._to_mx.items()}
         #: The Metal device's carrier class of each dtype (Metal for the spec's).
@@ -281,7 +282,8 @@ class MLXBackend:
         #: The dtypes the Metal place holds in host memory and computes in NumPy: those
         #: MLX cannot hold on its device (complex128; float64 on a GPU). Their Arrays
         #: are Metal Arrays over a host carrier (CONTRACT section 9, version 3).
-        self.held: frozenset[DType] = frozenset(_dtypes.DTYPES.values()) - set(self._to_mx)
+        #: The row's answer (``Place.host_held``), taken once: the device is chosen once.
+        self.held: frozenset[DType] = row.host_held()
         self._dtypes = types.MappingProxyType(
             {**self._to_mx, **{d: _dtypes.numpy_dtype(d) for d in self.held}}
         )
@@ -1140,12 +1142,12 @@ def _direct(backend: MLXBackend, name: str) -> Callable[..., Adopted | None] | N
 _BACKEND: list[MLXBackend] = []
 
 
-def backend(kind: str) -> MLXBackend:
+def backend(name: str) -> MLXBackend:
     """Return the MLX backend (built once; imports MLX).
 
     Parameters
     ----------
-    kind : str
+    name : str
         ``"Metal"``.
 
     Returns
@@ -1163,12 +1165,12 @@ def backend(kind: str) -> MLXBackend:
     return _BACKEND[0]
 
 
-def describe(kind: str) -> str:
+def describe(name: str) -> str:
     """Return the Metal device in words: the MLX device and version, or why there is none.
 
     Parameters
     ----------
-    kind : str
+    name : str
         ``"Metal"``.
 
     Returns
@@ -1177,4 +1179,4 @@ def describe(kind: str) -> str:
         E.g. ``"Metal: MLX CPU device (...), MLX 0.32.4"``.
     """
     _ok, text = runtime()
-    return f"{kind}: {text}"
+    return f"{name}: {text}"

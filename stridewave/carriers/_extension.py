@@ -25,42 +25,33 @@ Importing this module registers the standard's extension descriptors
 (:func:`stridewave.dtypes.register_standard_dtypes`); ``import stridewave`` never
 imports it. The array API namespace does, and so does unpickling an extension carrier.
 
-The lookup the array API namespace uses: :func:`carrier_for` (device name and dtype to
-the carrier class that stores it, the spec carrier first) and
-:func:`device_storage_dtypes` (the dtypes a device stores).
+Which device each carrier class belongs to, and which class stores a dtype on a
+device (``carrier_for``), is the array API's table of places
+(:mod:`stridewave.array_api._places`), one row per device.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from types import MappingProxyType
-from typing import Any, ClassVar, Final
+from typing import ClassVar, Final
 
 from typing_extensions import override
 
 from stridewave.carriers._base import Carrier
 from stridewave.carriers._cpu import CPU
-from stridewave.carriers._evictable import Evictable
 from stridewave.carriers._file_backed import FileBacked
 from stridewave.carriers._generic import Generic
 from stridewave.carriers._metal import Metal
 from stridewave.carriers._mlx_runtime import import_mlx, select_device
-from stridewave.carriers._npy_file import NpyFile
 from stridewave.carriers._storage_dtypes import extension_row_for_numpy
 from stridewave.dtypes import DType, register_standard_dtypes
 
 __all__ = [
-    "DEVICES",
-    "EXTENSION_CARRIERS",
     "EXTENSION_KINDS",
-    "SPEC_CARRIERS",
     "CPUExtension",
     "FileBackedExtension",
     "GenericExtension",
     "MetalExtension",
-    "carrier_for",
-    "device_of",
-    "device_storage_dtypes",
     "metal_storage_dtypes",
 ]
 
@@ -240,24 +231,6 @@ class MetalExtension(Metal):
         return metal_storage_dtypes()
 
 
-#: The device names, as ``stridewave.array_api`` spells its devices.
-DEVICES: Final[tuple[str, ...]] = ("CPU", "FileBacked", "Generic", "Metal")
-
-#: The spec carrier of each device.
-SPEC_CARRIERS: Final[Mapping[str, type[Carrier]]] = MappingProxyType(
-    {"CPU": CPU, "FileBacked": FileBacked, "Generic": Generic, "Metal": Metal}
-)
-
-#: The extension carrier of each device.
-EXTENSION_CARRIERS: Final[Mapping[str, type[Carrier]]] = MappingProxyType(
-    {
-        "CPU": CPUExtension,
-        "FileBacked": FileBackedExtension,
-        "Generic": GenericExtension,
-        "Metal": MetalExtension,
-    }
-)
-
 #: The extension carrier kinds, in the order ``python -m stridewave info`` lists them.
 EXTENSION_KINDS: Final[tuple[type[Carrier], ...]] = (
     GenericExtension,
@@ -265,126 +238,3 @@ EXTENSION_KINDS: Final[tuple[type[Carrier], ...]] = (
     FileBackedExtension,
     MetalExtension,
 )
-
-
-def _device(device: object) -> str:
-    if type(device) is not str or device not in SPEC_CARRIERS:
-        raise ValueError(
-            f"unknown device {device!r}; expected one of {', '.join(map(repr, DEVICES))}."
-        )
-    return device
-
-
-def _spec_dtypes(device: str) -> tuple[DType, ...]:
-    table: Any = SPEC_CARRIERS[device]._CONSTRUCTIBLE_STORAGE
-    return tuple(table)
-
-
-def device_storage_dtypes(device: str) -> tuple[DType, ...]:
-    """Return the standard dtypes a device stores, in the standard's order.
-
-    Parameters
-    ----------
-    device : str
-        ``"CPU"``, ``"FileBacked"``, ``"Generic"`` or ``"Metal"``.
-
-    Returns
-    -------
-    tuple of DType
-        All thirteen on the host devices; on ``"Metal"``, :func:`metal_storage_dtypes`.
-
-    Raises
-    ------
-    ValueError
-        If ``device`` is not one of :data:`DEVICES`.
-    """
-    name = _device(device)
-    if name == "Metal":
-        return metal_storage_dtypes()
-    extension: Any = EXTENSION_CARRIERS[name]._CONSTRUCTIBLE_STORAGE
-    return tuple(extension)
-
-
-def carrier_for(device: str, dtype: DType) -> type[Carrier]:
-    """Return the carrier class that stores ``dtype`` on ``device``.
-
-    Parameters
-    ----------
-    device : str
-        ``"CPU"``, ``"FileBacked"``, ``"Generic"`` or ``"Metal"``.
-    dtype : DType
-        One of the thirteen standard dtypes.
-
-    Returns
-    -------
-    type of Carrier
-        The device's spec carrier when it stores ``dtype`` (e.g. ``CPU`` for Float32),
-        else its extension carrier (e.g. ``CPUExtension`` for Int64).
-
-    Raises
-    ------
-    ValueError
-        If ``device`` is not one of :data:`DEVICES`.
-    TypeError
-        If ``dtype`` is not a DType, or the device does not store it; the message
-        names the device, the dtypes it has and a device that has ``dtype``.
-    """
-    name = _device(device)
-    if not isinstance(dtype, DType):
-        raise TypeError(
-            f"carrier_for() takes a DType; got {dtype!r} ({type(dtype).__name__}). Pass one "
-            f"of the standard dtypes, e.g. DType.Float32."
-        )
-    if any(dtype is d for d in _spec_dtypes(name)):
-        return SPEC_CARRIERS[name]
-    has = device_storage_dtypes(name)
-    if any(dtype is d for d in has):
-        return EXTENSION_CARRIERS[name]
-    others = [d for d in DEVICES if d != name and any(dtype is x for x in device_storage_dtypes(d))]
-    where = (
-        f"; device {others[0]!r} has it: move the data there (x.to_device({others[0]!r})) "
-        f"or ask for one of the dtypes above"
-        if others
-        else "; no device stores it"
-    )
-    raise TypeError(
-        f"device {name!r} does not store {dtype!r}. It stores "
-        f"{', '.join(d.name for d in has)}{where}."
-    )
-
-
-def device_of(carrier: Carrier) -> str:
-    """Return the device (the place) whose storage ``carrier`` is, whatever its class.
-
-    Parameters
-    ----------
-    carrier : Carrier
-        A carrier of a shipped kind or an extension carrier.
-
-    Returns
-    -------
-    str
-        ``"CPU"`` for CPU and CPUExtension, ``"FileBacked"`` for FileBacked,
-        FileBackedExtension and NpyFile (a user's opened ``.npy`` file), ``"Generic"``
-        for Generic and GenericExtension, ``"Metal"`` for Metal and MetalExtension; for
-        an Evictable, the device of its primary tier.
-
-    Raises
-    ------
-    TypeError
-        If ``carrier`` is not a carrier of one of these kinds (a user's own kind).
-    """
-    if isinstance(carrier, Evictable):
-        return device_of(carrier.primary)
-    for device, kinds in (
-        ("CPU", (CPU,)),
-        ("FileBacked", (FileBacked, NpyFile)),
-        ("Generic", (Generic,)),
-        ("Metal", (Metal,)),
-    ):
-        if isinstance(carrier, kinds):
-            return device
-    raise TypeError(
-        f"device_of() takes a carrier of a shipped kind (CPU, FileBacked, NpyFile, Generic, "
-        f"Metal, Evictable or their extensions); got {type(carrier).__name__}."
-    )

@@ -112,8 +112,9 @@ def carrier_availability() -> list[str]:
 def extension_carriers() -> list[str]:
     """Return one line per extension carrier kind: its device, availability and dtypes.
 
-    Imports the extension carriers, which registers the array API standard's dtypes
-    in this process (after the dtype table above was printed).
+    Imports the extension carriers and the array API's table of places
+    (:data:`stridewave.array_api._places.PLACES`), which registers the array API
+    standard's dtypes in this process (after the dtype table above was printed).
 
     Returns
     -------
@@ -121,20 +122,17 @@ def extension_carriers() -> list[str]:
         E.g. ``"  CPUExtension        CPU device, available: Bool, Int8, ..., Complex128"``
         for each of ``stridewave.carriers._extension.EXTENSION_KINDS``.
     """
-    from stridewave.carriers._extension import (
-        EXTENSION_CARRIERS,
-        EXTENSION_KINDS,
-        device_storage_dtypes,
-    )
+    from stridewave.array_api._places import PLACES
+    from stridewave.carriers._extension import EXTENSION_KINDS
 
-    devices = {cls: device for device, cls in EXTENSION_CARRIERS.items()}
+    rows = {row.extension_carrier: row for row in PLACES}
     lines = []
     for kind in EXTENSION_KINDS:
         ok, why = kind._availability()
-        device = devices[kind]
+        row = rows[kind]
         state = "available" if ok else f"unavailable ({why})"
-        stored = ", ".join(d.name for d in device_storage_dtypes(device))
-        lines.append(f"  {kind.__name__:<19} {device} device, {state}: {stored}")
+        stored = ", ".join(d.name for d in row.device_dtypes())
+        lines.append(f"  {kind.__name__:<19} {row.name} device, {state}: {stored}")
     return lines
 
 

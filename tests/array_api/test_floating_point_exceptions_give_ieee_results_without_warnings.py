@@ -26,6 +26,8 @@ import pytest
 
 import stridewave.array_api as xp
 
+from .conftest import HOST_DEVICE_PARAMS
+
 CASES: dict[str, Callable[[Any], Any]] = {
     "0/0": lambda x: x / x,
     "1/0": lambda x: (x + 1.0) / x,
@@ -50,7 +52,7 @@ def test_each_device_answers_in_ieee_values_without_a_warning(device: xp.Device,
     assert all(math.isnan(v) or math.isinf(v) for v in values), values
 
 
-@pytest.mark.parametrize("kind", ["CPU", "FileBacked", "Generic"])
+@pytest.mark.parametrize("kind", HOST_DEVICE_PARAMS)
 def test_a_numpy_errstate_the_caller_sets_is_honoured_on_the_host(kind: str) -> None:
     x = xp.zeros(2, dtype=xp.float32, device=xp.Device(kind))
     with np.errstate(invalid="raise"), pytest.raises(FloatingPointError):

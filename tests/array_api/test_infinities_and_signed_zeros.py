@@ -19,17 +19,15 @@ import pytest
 
 import stridewave.array_api as xp
 from tests.metal_scripts import host as _host
-from tests.metal_scripts import requires_mlx
+
+from .conftest import BACKEND_DEVICE_PARAMS
 
 INF = float("inf")
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
-#: Devices the namespace computes on: the host one, and Metal where MLX imports.
-DEVICES = [
-    "CPU",
-    pytest.param("Metal", marks=[pytest.mark.needs_mlx, requires_mlx]),
-]
+#: One device per backend: the host one, and Metal where MLX imports.
+DEVICES = BACKEND_DEVICE_PARAMS
 
 #: (x1, x2, the standard's x1 // x2) with an infinite operand.
 FLOOR_DIVIDE_CASES = [

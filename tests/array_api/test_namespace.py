@@ -1,8 +1,7 @@
-"""stridewave.array_api: dtypes, devices as carrier kinds, views, writes, carrier rules."""
+"""stridewave.array_api: dtypes, devices as places, views, writes, carrier rules."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 from typing import Any
 
@@ -14,17 +13,10 @@ import stridewave.array_api as xp
 from stridewave import CPU, DType, Evictable, FileBacked, Layout, Tensor
 from stridewave.carriers._extension import FileBackedExtension
 
-HAVE_MLX = importlib.util.find_spec("mlx") is not None
-needs_mlx = [
-    pytest.mark.needs_mlx,
-    pytest.mark.skipif(not HAVE_MLX, reason='mlx is not importable: install "stridewave[mlx]"'),
-]
+from .conftest import BACKEND_DEVICE_PARAMS, DEVICE_PARAMS
 
-DEVICES = [
-    pytest.param("CPU", id="cpu"),
-    pytest.param("FileBacked", id="file"),
-    pytest.param("Metal", id="metal", marks=needs_mlx),
-]
+#: Every device (the table of places).
+DEVICES = DEVICE_PARAMS
 
 
 def test_namespace_of_every_tensor_is_array_api() -> None:
@@ -352,7 +344,7 @@ def test_a_singular_solve_names_the_call_the_shapes_and_a_way_out(kind: str) -> 
         xp.linalg.solve(xp.zeros((2, 2), device=d), xp.ones(2, device=d))
 
 
-@pytest.mark.parametrize("kind", ["CPU", pytest.param("Metal", marks=needs_mlx)])
+@pytest.mark.parametrize("kind", BACKEND_DEVICE_PARAMS)
 def test_an_assignment_of_the_wrong_shape_says_so_and_changes_nothing(kind: str) -> None:
     d = xp.Device(kind)
     x = xp.ones((2, 3), device=d)
@@ -364,7 +356,7 @@ def test_an_assignment_of_the_wrong_shape_says_so_and_changes_nothing(kind: str)
     np.testing.assert_array_equal(np.asarray(x), np.ones((2, 3)))
 
 
-@pytest.mark.parametrize("kind", ["CPU", pytest.param("Metal", marks=needs_mlx)])
+@pytest.mark.parametrize("kind", BACKEND_DEVICE_PARAMS)
 def test_numpy_scalars_on_the_left_give_arrays_and_numpy_arrays_stay_numpy(kind: str) -> None:
     d = xp.Device(kind)
     x = xp.asarray(np.array([1, 0, 3], dtype=np.int32), device=d)

@@ -9,7 +9,6 @@ the collector off and ``DEBUG_SAVEALL``, and must leave nothing for it.
 from __future__ import annotations
 
 import gc
-import importlib.util
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -19,20 +18,10 @@ import pytest
 import stridewave.array_api as xp
 from stridewave import CPU, DType, Layout, Tensor
 
-HAVE_MLX = importlib.util.find_spec("mlx") is not None
+from .conftest import DEVICE_PARAMS
 
-DEVICES = [
-    pytest.param("CPU", id="cpu"),
-    pytest.param("FileBacked", id="file"),
-    pytest.param(
-        "Metal",
-        id="metal",
-        marks=[
-            pytest.mark.needs_mlx,
-            pytest.mark.skipif(not HAVE_MLX, reason='mlx is not importable: "stridewave[mlx]"'),
-        ],
-    ),
-]
+#: Every device (the table of places).
+DEVICES = DEVICE_PARAMS
 
 TABLE = np.arange(12, dtype=np.float32).reshape(4, 3)
 
@@ -43,7 +32,7 @@ def _operations(device: Any) -> dict[str, Callable[[], object]]:
 
     def set_one() -> None:
         x = a()
-        if device.kind != "FileBacked":  # FileBacked arrays are read-only
+        if device.name != "FileBacked":  # FileBacked arrays are read-only
             x[0, 0] = 5.0
 
     return {

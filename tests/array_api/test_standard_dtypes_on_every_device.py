@@ -18,7 +18,9 @@ import pytest
 
 import stridewave.array_api as xp
 from stridewave import DType, FileBacked, Layout, Tensor
-from stridewave.carriers._extension import carrier_for, metal_storage_dtypes
+from stridewave.array_api._places import PLACES, carrier_for, place
+
+from .conftest import DEVICE_PARAMS, HOST_DEVICE_PARAMS
 
 HAVE_MLX = importlib.util.find_spec("mlx") is not None
 needs_mlx = [
@@ -41,8 +43,8 @@ NAMES = (
     "complex64",
     "complex128",
 )
-HOST = [pytest.param(kind, id=kind) for kind in ("CPU", "FileBacked", "Generic")]
-ALL = [*HOST, pytest.param("Metal", id="Metal", marks=needs_mlx)]
+HOST = HOST_DEVICE_PARAMS
+ALL = DEVICE_PARAMS
 
 
 def _stored(kind: str) -> list[str]:
@@ -52,7 +54,7 @@ def _stored(kind: str) -> list[str]:
 
 def _carrier_kind(kind: str, dtype: DType) -> type:
     # Metal holds the dtypes MLX lacks on its device in a host carrier.
-    if kind == "Metal" and dtype not in metal_storage_dtypes():
+    if dtype in place(kind).host_held():
         return carrier_for("CPU", dtype)
     return carrier_for(kind, dtype)
 
@@ -98,7 +100,7 @@ def test_metal_holds_what_mlx_lacks_in_host_memory_and_computes_it_in_numpy(name
     if not HAVE_MLX:
         pytest.skip("needs MLX")
     dtype = getattr(xp, name)
-    if dtype in metal_storage_dtypes():
+    if place("Metal").computes_on(dtype) == "device":
         pytest.skip(f"MLX holds {name} on this device")
     values = np.array([1.5, -2.0, 3.25], dtype=name) * (1 + 1j if name == "complex128" else 1)
     x = xp.asarray(values, device="metal")
@@ -114,7 +116,7 @@ def test_metal_holds_what_mlx_lacks_in_host_memory_and_computes_it_in_numpy(name
 
 
 def test_the_default_dtypes_are_numpys_on_host_devices() -> None:
-    for kind in ("CPU", "FileBacked", "Generic"):
+    for kind in (row.name for row in PLACES if row.host_addressable):
         defaults = xp.__array_namespace_info__().default_dtypes(device=xp.Device(kind))
         assert defaults == {
             "real floating": xp.float64,
@@ -182,7 +184,7 @@ def test_an_array_of_any_dtype_unpickles_in_a_fresh_process(tmp_path: Path) -> N
     script = (
         "import pickle, sys, numpy\n"
         f"arrays = pickle.loads(open({str(path)!r}, 'rb').read())\n"
-        "print(';'.join(f'{type(a).__name__},{a.dtype.name},{a.device.kind},"
+        "print(';'.join(f'{type(a).__name__},{a.dtype.name},{a.device.name},"
         "{numpy.asarray(a).tolist()}' for a in arrays))\n"
     )
     out = subprocess.run(

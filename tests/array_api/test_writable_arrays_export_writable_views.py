@@ -18,7 +18,10 @@ import pytest
 import stridewave.array_api as xp
 from stridewave import CPU, DType, Evictable, FileBacked, Layout, Tensor
 
-HOST_DEVICES = ["CPU", "FileBacked", "Generic"]
+from .conftest import HOST_DEVICE_PARAMS
+
+#: The devices whose storage is host memory (the table of places).
+HOST_DEVICES = HOST_DEVICE_PARAMS
 
 #: NumPy 2.1 imports a DLPack capsule writable; NumPy 2.0 marks every import read-only.
 NUMPY_IMPORTS_WRITABLE = np.lib.NumpyVersion(np.__version__) >= "2.1.0"

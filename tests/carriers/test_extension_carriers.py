@@ -1,5 +1,6 @@
-"""Extension carriers: value normalization of the standard's other dtypes, the device
-lookup, and the spec carriers' storage sets left exactly as the spec gives them."""
+"""Extension carriers: value normalization of the standard's other dtypes, and the spec
+carriers' storage sets left exactly as the spec gives them (which device each class
+belongs to is the array API's table of places: tests/array_api)."""
 
 from __future__ import annotations
 
@@ -10,20 +11,20 @@ import numpy as np
 import pytest
 
 from stridewave import CPU, DType, FileBacked, Generic, Metal, storage_zero
+from stridewave.array_api._places import PLACES
 from stridewave.carriers._extension import (
-    DEVICES,
     CPUExtension,
     FileBackedExtension,
     GenericExtension,
     MetalExtension,
-    carrier_for,
-    device_of,
-    device_storage_dtypes,
+    metal_storage_dtypes,
 )
 from stridewave.dtypes import standard_dtypes
 
 STD = standard_dtypes()
-HOST_KINDS = [CPUExtension, GenericExtension, FileBackedExtension]
+#: The extension carriers of the places whose storage is host memory (the array API's
+#: table of places).
+HOST_KINDS = [row.extension_carrier for row in PLACES if row.host_addressable]
 
 
 def make(kind: type[Any], dtype: DType, values: list[object]) -> Any:
@@ -205,7 +206,7 @@ def test_metal_extension_stores_what_mlx_has_on_its_cpu_device(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("STRIDEWAVE_METAL_DEVICE", "cpu")
-    stored = device_storage_dtypes("Metal")
+    stored = metal_storage_dtypes()
     assert STD["complex128"] not in stored and STD["float64"] in stored
     carrier = MetalExtension(2, dtype=STD["float64"])
     carrier[0] = 0.1
@@ -213,47 +214,3 @@ def test_metal_extension_stores_what_mlx_has_on_its_cpu_device(
     with pytest.raises(ValueError, match="Complex128"):
         MetalExtension(1, dtype=STD["complex128"])
     assert carrier.supports_storage_dtype(STD["complex128"]) is False
-
-
-# -- the device lookup ---------------------------------------------------------------------------
-
-
-def test_carrier_for_gives_the_spec_carrier_first_then_the_extension() -> None:
-    assert carrier_for("CPU", STD["float32"]) is CPU
-    assert carrier_for("CPU", STD["float64"]) is CPUExtension
-    assert carrier_for("Generic", STD["bool"]) is Generic
-    assert carrier_for("FileBacked", STD["bool"]) is FileBackedExtension
-    assert carrier_for("FileBacked", STD["int32"]) is FileBacked
-    assert carrier_for("Metal", STD["int32"]) is Metal
-    assert carrier_for("Metal", STD["uint8"]) is MetalExtension
-    for device in ("CPU", "FileBacked", "Generic"):
-        assert device_storage_dtypes(device) == tuple(STD.values())
-    assert set(DEVICES) == {"CPU", "FileBacked", "Generic", "Metal"}
-
-
-def test_carrier_for_names_the_device_its_dtypes_and_one_that_has_the_dtype() -> None:
-    with pytest.raises(TypeError) as info:
-        carrier_for("Metal", STD["complex128"])
-    text = str(info.value)
-    assert "'Metal'" in text and "Complex64" in text and "'CPU'" in text
-    with pytest.raises(ValueError, match="unknown device"):
-        carrier_for("GPU", STD["float32"])
-    with pytest.raises(TypeError, match="takes a DType"):
-        carrier_for("CPU", np.float32)  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="does not store"):
-        carrier_for("CPU", DType.E4M3)
-
-
-def test_device_of_names_the_place_whatever_class_holds_the_dtype(tmp_path: Any) -> None:
-    from stridewave import Evictable
-    from stridewave.carriers import NpyFile
-
-    np.save(tmp_path / "a.npy", np.arange(3, dtype=np.float32))
-    assert device_of(CPU(1)) == device_of(CPUExtension(1, dtype=STD["int64"])) == "CPU"
-    assert device_of(GenericExtension([1j], dtype=STD["complex64"])) == "Generic"
-    assert device_of(FileBackedExtension(dtype=STD["uint8"])) == "FileBacked"
-    assert device_of(NpyFile(str(tmp_path / "a.npy"))) == "FileBacked"
-    tiers = Evictable(CPUExtension(1, dtype=STD["int16"]), FileBackedExtension(dtype=STD["int16"]))
-    assert device_of(tiers) == "CPU"
-    with pytest.raises(TypeError, match="shipped kind"):
-        device_of(object())  # type: ignore[arg-type]
