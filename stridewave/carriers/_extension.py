@@ -21,6 +21,11 @@ extension carrier                 backend                 storage dtypes
                                                           all but Complex128
 ================================  ======================  ==================================
 
+Each of them also stores the two half-precision dtypes beyond the standard,
+:data:`HALF_DTYPES` (``Float16`` and ``BFloat16``: NumPy's ``float16`` and ml_dtypes'
+``bfloat16`` on the host, MLX's own on Metal; CONTRACT section 9, version 3). They are
+not among :func:`device_storage_dtypes` (the standard's dtypes a device stores).
+
 Importing this module registers the standard's extension descriptors
 (:func:`stridewave.dtypes.register_standard_dtypes`); ``import stridewave`` never
 imports it. The array API namespace does, and so does unpickling an extension carrier.
@@ -48,11 +53,13 @@ from stridewave.carriers._mlx_runtime import import_mlx, select_device
 from stridewave.carriers._npy_file import NpyFile
 from stridewave.carriers._storage_dtypes import extension_row_for_numpy
 from stridewave.dtypes import DType, register_standard_dtypes
+from stridewave.dtypes._standard import register_half_dtypes
 
 __all__ = [
     "DEVICES",
     "EXTENSION_CARRIERS",
     "EXTENSION_KINDS",
+    "HALF_DTYPES",
     "SPEC_CARRIERS",
     "CPUExtension",
     "FileBackedExtension",
@@ -73,6 +80,12 @@ _F64, _C128 = _STANDARD["float64"], _STANDARD["complex128"]
 _MLX_CPU: Final[tuple[DType, ...]] = tuple(d for d in _ALL if d is not _C128)
 _MLX_GPU: Final[tuple[DType, ...]] = tuple(d for d in _MLX_CPU if d is not _F64)
 
+#: The half-precision dtypes beyond the standard (Float16, BFloat16), which every
+#: extension carrier stores: MLX has both on every device, NumPy float16 and ml_dtypes
+#: bfloat16 on the host.
+HALF_DTYPES: Final[tuple[DType, ...]] = tuple(register_half_dtypes().values())
+_HOST: Final[tuple[DType, ...]] = _ALL + HALF_DTYPES
+
 
 class GenericExtension(Generic):
     """A :class:`~stridewave.Generic` that stores every dtype of the array API standard.
@@ -84,7 +97,8 @@ class GenericExtension(Generic):
     mutable : bool, optional
         Intrinsic mutability (default ``True``).
     dtype : DType
-        Required, keyword-only: one of the thirteen standard dtypes.
+        Required, keyword-only: one of the thirteen standard dtypes or of
+        :data:`HALF_DTYPES`.
 
     Raises
     ------
@@ -101,8 +115,8 @@ class GenericExtension(Generic):
     CONTRACT section 9, "Storage for them": the Generic device's extension carrier.
     """
 
-    _SUPPORTED_STORAGE: ClassVar[tuple[DType, ...] | None] = _ALL
-    _CONSTRUCTIBLE_STORAGE: ClassVar[tuple[DType, ...] | None] = _ALL
+    _SUPPORTED_STORAGE: ClassVar[tuple[DType, ...] | None] = _HOST
+    _CONSTRUCTIBLE_STORAGE: ClassVar[tuple[DType, ...] | None] = _HOST
 
 
 class CPUExtension(CPU):
@@ -118,7 +132,8 @@ class CPUExtension(CPU):
     mutable : bool, optional
         Intrinsic mutability (default ``True``).
     dtype : DType, optional
-        One of the thirteen standard dtypes (default ``DType.Float32``).
+        One of the thirteen standard dtypes or of :data:`HALF_DTYPES` (default
+        ``DType.Float32``).
     empty : bool, optional
         Skip zero-initialization of an owned allocation (default ``False``).
 
@@ -134,11 +149,12 @@ class CPUExtension(CPU):
     Notes
     -----
     CONTRACT section 9, "Storage for them": the CPU device's extension carrier.
-    ``CPUExtension.from_numpy`` wraps an array of any of the thirteen NumPy dtypes.
+    ``CPUExtension.from_numpy`` wraps an array of any of the thirteen NumPy dtypes,
+    ``float16`` and ml_dtypes' ``bfloat16``.
     """
 
-    _SUPPORTED_STORAGE: ClassVar[tuple[DType, ...] | None] = _ALL
-    _CONSTRUCTIBLE_STORAGE: ClassVar[tuple[DType, ...] | None] = _ALL
+    _SUPPORTED_STORAGE: ClassVar[tuple[DType, ...] | None] = _HOST
+    _CONSTRUCTIBLE_STORAGE: ClassVar[tuple[DType, ...] | None] = _HOST
     _row_for_numpy = staticmethod(extension_row_for_numpy)
 
 
@@ -152,8 +168,9 @@ class FileBackedExtension(FileBacked):
     mutable : bool, optional
         Intrinsic mutability (default ``True``).
     dtype : DType
-        Required, keyword-only: one of the thirteen standard dtypes, stored as raw
-        little-endian values (Bool one byte per slot, complex as two parts).
+        Required, keyword-only: one of the thirteen standard dtypes or of
+        :data:`HALF_DTYPES`, stored as raw little-endian values (Bool one byte per slot,
+        complex as two parts).
 
     Raises
     ------
@@ -169,8 +186,8 @@ class FileBackedExtension(FileBacked):
     like ``FileBacked`` it does not scatter.
     """
 
-    _SUPPORTED_STORAGE: ClassVar[tuple[DType, ...] | None] = _ALL
-    _CONSTRUCTIBLE_STORAGE: ClassVar[tuple[DType, ...] | None] = _ALL
+    _SUPPORTED_STORAGE: ClassVar[tuple[DType, ...] | None] = _HOST
+    _CONSTRUCTIBLE_STORAGE: ClassVar[tuple[DType, ...] | None] = _HOST
 
 
 def metal_storage_dtypes() -> tuple[DType, ...]:
@@ -224,20 +241,20 @@ class MetalExtension(Metal):
     ``supports_storage_dtype`` answers for the device this process selected.
     """
 
-    _SUPPORTED_STORAGE: ClassVar[tuple[DType, ...] | None] = _MLX_CPU
-    _CONSTRUCTIBLE_STORAGE: ClassVar[tuple[DType, ...] | None] = _MLX_CPU
+    _SUPPORTED_STORAGE: ClassVar[tuple[DType, ...] | None] = _MLX_CPU + HALF_DTYPES
+    _CONSTRUCTIBLE_STORAGE: ClassVar[tuple[DType, ...] | None] = _MLX_CPU + HALF_DTYPES
 
     @override
     def _device_storage_dtypes(self) -> tuple[DType, ...]:
-        return metal_storage_dtypes()
+        return metal_storage_dtypes() + HALF_DTYPES
 
     @override
     def _supported_storage_dtypes(self) -> tuple[DType, ...]:
-        return metal_storage_dtypes()
+        return metal_storage_dtypes() + HALF_DTYPES
 
     @override
     def _constructible_storage_dtypes(self) -> tuple[DType, ...]:
-        return metal_storage_dtypes()
+        return metal_storage_dtypes() + HALF_DTYPES
 
 
 #: The device names, as ``stridewave.array_api`` spells its devices.
@@ -313,13 +330,13 @@ def carrier_for(device: str, dtype: DType) -> type[Carrier]:
     device : str
         ``"CPU"``, ``"FileBacked"``, ``"Generic"`` or ``"Metal"``.
     dtype : DType
-        One of the thirteen standard dtypes.
+        One of the thirteen standard dtypes, or one of :data:`HALF_DTYPES`.
 
     Returns
     -------
     type of Carrier
         The device's spec carrier when it stores ``dtype`` (e.g. ``CPU`` for Float32),
-        else its extension carrier (e.g. ``CPUExtension`` for Int64).
+        else its extension carrier (e.g. ``CPUExtension`` for Int64 or Float16).
 
     Raises
     ------
@@ -337,6 +354,8 @@ def carrier_for(device: str, dtype: DType) -> type[Carrier]:
         )
     if any(dtype is d for d in _spec_dtypes(name)):
         return SPEC_CARRIERS[name]
+    if any(dtype is d for d in HALF_DTYPES):
+        return EXTENSION_CARRIERS[name]
     has = device_storage_dtypes(name)
     if any(dtype is d for d in has):
         return EXTENSION_CARRIERS[name]
