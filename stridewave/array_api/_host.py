@@ -32,6 +32,7 @@ from stridewave.carriers._extension import (
     CPUExtension,
     GenericExtension,
     carrier_for,
+    HALF_DTYPES,
     device_storage_dtypes,
 )
 from stridewave.carriers._scatter import strided_view
@@ -45,9 +46,13 @@ if TYPE_CHECKING:
 
 __all__ = ["HostBackend", "backend", "describe"]
 
-#: What each host device stores (all thirteen), with NumPy's dtype for each.
+#: What each host device stores (all thirteen, and float16 and bfloat16 beyond the
+#: standard), with NumPy's dtype for each (ml_dtypes' for bfloat16).
 _DTYPES: Final[Mapping[DType, Any]] = types.MappingProxyType(
-    {dtype: _dtypes.numpy_dtype(dtype) for dtype in device_storage_dtypes("CPU")}
+    {
+        dtype: _dtypes.numpy_dtype(dtype)
+        for dtype in device_storage_dtypes("CPU") + HALF_DTYPES
+    }
 )
 #: NumPy's own defaults (CONTRACT section 9: the computing library's defaults).
 _DEFAULTS: Final[Mapping[str, DType]] = types.MappingProxyType(
@@ -78,7 +83,18 @@ cnp: Any = array_api_compat.numpy
 
 
 def _clip(x: Any, /, min: Any = None, max: Any = None) -> Any:
-    """``clip`` on host: integer bounds as copies (compat's clip writes into them)."""
+    """``clip`` on host: integer bounds as copies (compat's clip writes into them).
+
+    ml_dtypes' bfloat16 has no ``clip`` loop: there it is ``maximum`` then ``minimum``
+    (NaN propagates, as NumPy's clip), with the bounds in bfloat16 (the standard's
+    rule for Python scalar bounds: they take the dtype of ``x``).
+    """
+    if x.dtype.kind == "V":
+        out = x
+        for bound, limit in ((min, np.maximum), (max, np.minimum)):
+            if bound is not None:
+                out = limit(out, np.asarray(bound, dtype=x.dtype))
+        return np.array(out, copy=out is x)
     if x.dtype == np.int32:
         min, max = (np.array(b) if isinstance(b, np.ndarray) else b for b in (min, max))
     return cnp.clip(x, min, max)
@@ -131,6 +147,59 @@ def _tanh(x: Any, /) -> Any:
     return out
 
 
+#: NumPy's half-precision dtypes (float16, ml_dtypes' bfloat16).
+_HALF_NUMPY: Final = frozenset(_dtypes.numpy_dtype(d) for d in HALF_DTYPES)
+
+
+def _round_back(out: Any, half: np.dtype[Any]) -> Any:
+    """Return ``out`` with its wider real floating arrays rounded to ``half``."""
+    if isinstance(out, tuple):
+        fields = [_round_back(o, half) for o in out]
+        return type(out)(*fields) if hasattr(out, "_fields") else type(out)(fields)
+    if isinstance(out, (np.ndarray, np.generic)) and out.dtype.kind == "f":
+        return np.asarray(out).astype(half)
+    return out
+
+
+def _through_float32(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Wrap ``func`` to compute a half-precision call in float32 and round back once.
+
+    Where NumPy has no loop for float16 or bfloat16 (``linalg``'s LAPACK routines) or
+    answers in a wider dtype (ml_dtypes' bfloat16 ``matmul`` gives float32, its norms
+    float64), the operands of the half dtype are widened to float32 and the real
+    floating results rounded to it: the dtype the standard's promotion gives is kept.
+    Calls without a half-precision operand run as they are.
+    """
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        arrays = [a for a in args if isinstance(a, np.ndarray)]
+        if not any(a.dtype in _HALF_NUMPY for a in arrays):
+            return func(*args, **kwargs)
+        target = np.result_type(*arrays)
+        if target not in _HALF_NUMPY:
+            return func(*args, **kwargs)
+        widened = [
+            a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype == target else a
+            for a in args
+        ]
+        return _round_back(func(*widened, **kwargs), target)
+
+    call.__name__ = getattr(func, "__name__", "call")
+    call.__doc__ = func.__doc__
+    return call
+
+
+class _HalfThroughFloat32(QuietNamespace):
+    """A namespace (``linalg``) whose every function takes half precision via float32."""
+
+    def __getattr__(self, name: str) -> Any:
+        found = super().__getattr__(name)
+        if callable(found) and not isinstance(found, type):
+            found = _through_float32(found)
+            setattr(self, name, found)
+        return found
+
+
 class _Namespace(QuietNamespace):
     """``array_api_compat.numpy`` with the host's few shims (an attribute each, once).
 
@@ -144,7 +213,9 @@ class _Namespace(QuietNamespace):
         self.floor_divide = quiet(_floor_divide)
         self.expm1 = quiet(_expm1)
         self.tanh = quiet(_tanh)
-        self.linalg = QuietNamespace(cnp.linalg)
+        for name in ("matmul", "vecdot", "tensordot"):
+            setattr(self, name, _through_float32(getattr(self, name)))
+        self.linalg = _HalfThroughFloat32(cnp.linalg)
         self.fft = QuietNamespace(cnp.fft)
 
 
