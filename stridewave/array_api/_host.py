@@ -25,6 +25,7 @@ from stridewave.array_api._backend import (
     check_bounds,
     contiguous_layout,
     quiet,
+    through_float32,
 )
 from stridewave.array_api._dtypes import narrow
 from stridewave.carriers import CPU, Carrier, Generic
@@ -147,55 +148,13 @@ def _tanh(x: Any, /) -> Any:
     return out
 
 
-#: NumPy's half-precision dtypes (float16, ml_dtypes' bfloat16).
-_HALF_NUMPY: Final = frozenset(_dtypes.numpy_dtype(d) for d in HALF_DTYPES)
-
-
-def _round_back(out: Any, half: np.dtype[Any]) -> Any:
-    """Return ``out`` with its wider real floating arrays rounded to ``half``."""
-    if isinstance(out, tuple):
-        fields = [_round_back(o, half) for o in out]
-        return type(out)(*fields) if hasattr(out, "_fields") else type(out)(fields)
-    if isinstance(out, (np.ndarray, np.generic)) and out.dtype.kind == "f":
-        return np.asarray(out).astype(half)
-    return out
-
-
-def _through_float32(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Wrap ``func`` to compute a half-precision call in float32 and round back once.
-
-    Where NumPy has no loop for float16 or bfloat16 (``linalg``'s LAPACK routines) or
-    answers in a wider dtype (ml_dtypes' bfloat16 ``matmul`` gives float32, its norms
-    float64), the operands of the half dtype are widened to float32 and the real
-    floating results rounded to it: the dtype the standard's promotion gives is kept.
-    Calls without a half-precision operand run as they are.
-    """
-
-    def call(*args: Any, **kwargs: Any) -> Any:
-        arrays = [a for a in args if isinstance(a, np.ndarray)]
-        if not any(a.dtype in _HALF_NUMPY for a in arrays):
-            return func(*args, **kwargs)
-        target = np.result_type(*arrays)
-        if target not in _HALF_NUMPY:
-            return func(*args, **kwargs)
-        widened = [
-            a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype == target else a
-            for a in args
-        ]
-        return _round_back(func(*widened, **kwargs), target)
-
-    call.__name__ = getattr(func, "__name__", "call")
-    call.__doc__ = func.__doc__
-    return call
-
-
 class _HalfThroughFloat32(QuietNamespace):
     """A namespace (``linalg``) whose every function takes half precision via float32."""
 
     def __getattr__(self, name: str) -> Any:
         found = super().__getattr__(name)
         if callable(found) and not isinstance(found, type):
-            found = _through_float32(found)
+            found = through_float32(found)
             setattr(self, name, found)
         return found
 
@@ -214,7 +173,7 @@ class _Namespace(QuietNamespace):
         self.expm1 = quiet(_expm1)
         self.tanh = quiet(_tanh)
         for name in ("matmul", "vecdot", "tensordot"):
-            setattr(self, name, _through_float32(getattr(self, name)))
+            setattr(self, name, through_float32(getattr(self, name)))
         self.linalg = _HalfThroughFloat32(cnp.linalg)
         self.fft = QuietNamespace(cnp.fft)
 
