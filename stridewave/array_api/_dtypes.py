@@ -241,9 +241,8 @@ def check_scalar(value: object, dtype: DType) -> None:
             and math.isfinite(number)
         ):
             raise OverflowError(_messages.float32_overflow(value, value))
-        elif dtype in _HALF_LIMITS and math.isfinite(number):
-            if abs(number) >= _HALF_LIMITS[dtype]:
-                raise OverflowError(_messages.half_overflow(value, dtype))
+        elif dtype in _HALF_LIMITS and math.isfinite(number) and abs(number) >= _HALF_LIMITS[dtype]:
+            raise OverflowError(_messages.half_overflow(value, dtype))
 
 
 #: The smallest magnitude that rounds to infinity in float32 (2**128 - 2**103).

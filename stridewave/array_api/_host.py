@@ -30,10 +30,10 @@ from stridewave.array_api._backend import (
 from stridewave.array_api._dtypes import narrow
 from stridewave.carriers import CPU, Carrier, Generic
 from stridewave.carriers._extension import (
+    HALF_DTYPES,
     CPUExtension,
     GenericExtension,
     carrier_for,
-    HALF_DTYPES,
     device_storage_dtypes,
 )
 from stridewave.carriers._scatter import strided_view
@@ -50,10 +50,7 @@ __all__ = ["HostBackend", "backend", "describe"]
 #: What each host device stores (all thirteen, and float16 and bfloat16 beyond the
 #: standard), with NumPy's dtype for each (ml_dtypes' for bfloat16).
 _DTYPES: Final[Mapping[DType, Any]] = types.MappingProxyType(
-    {
-        dtype: _dtypes.numpy_dtype(dtype)
-        for dtype in device_storage_dtypes("CPU") + HALF_DTYPES
-    }
+    {dtype: _dtypes.numpy_dtype(dtype) for dtype in device_storage_dtypes("CPU") + HALF_DTYPES}
 )
 #: NumPy's own defaults (CONTRACT section 9: the computing library's defaults).
 _DEFAULTS: Final[Mapping[str, DType]] = types.MappingProxyType(

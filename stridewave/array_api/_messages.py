@@ -411,6 +411,16 @@ def float32_overflow(bad: object, obj: object) -> str:
     )
 
 
+def no_dlpack_for_bfloat16(device: object) -> str:
+    """Return the message for DLPack asked of a bfloat16 Array."""
+    return (
+        f"a bfloat16 Array on {device!r} cannot be exported through DLPack: NumPy's DLPack "
+        "exports no ml_dtypes dtype, and bfloat16 is one. Export a float32 copy "
+        "(xp.astype(x, xp.float32), exact: float32 holds every bfloat16), or take "
+        "numpy.asarray(x), an ml_dtypes.bfloat16 NumPy array."
+    )
+
+
 def half_overflow(bad: object, dtype: object) -> str:
     """Return the message for a value beyond float16's or bfloat16's range."""
     return (

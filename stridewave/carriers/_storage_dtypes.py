@@ -619,7 +619,9 @@ def _complex_row(dtype: DType, *, single: bool) -> StorageDType:
     )
 
 
-_F16_LIMITS: Final = "finite values of magnitude below 2**16 - 2**4 = 65520 (float16's max is 65504)"
+_F16_LIMITS: Final = (
+    "finite values of magnitude below 2**16 - 2**4 = 65520 (float16's max is 65504)"
+)
 _BF16_LIMITS: Final = (
     "finite values of magnitude below 2**128 - 2**119 (about 3.3961e38; bfloat16's max is "
     "about 3.3895e38)"
@@ -642,7 +644,7 @@ def _round_int(i: int, significant: int) -> int:
 
 
 def _half_row(dtype: DType, np_dtype: np.dtype[Any], *, mlx: str, significant: int) -> StorageDType:
-    """The row of Float16 or BFloat16 (beyond the standard; extension carriers only).
+    """Build the row of Float16 or BFloat16 (beyond the standard; extension carriers only).
 
     A real number is stored as the nearest value of the dtype, rounded once (NumPy's
     and ml_dtypes' casts from binary64 round correctly; a Python int beyond ``2**53``
@@ -733,9 +735,7 @@ _EXTENSION_RULES: Final[dict[str, Callable[[DType], StorageDType]]] = {
     "Complex128": lambda d: _complex_row(d, single=False),
     # beyond the standard (CONTRACT section 9, version 3)
     "Float16": lambda d: _half_row(d, np.dtype(np.float16), mlx="float16", significant=11),
-    "BFloat16": lambda d: _half_row(
-        d, np.dtype(ml_dtypes.bfloat16), mlx="bfloat16", significant=8
-    ),
+    "BFloat16": lambda d: _half_row(d, np.dtype(ml_dtypes.bfloat16), mlx="bfloat16", significant=8),
 }
 
 #: Names of the dtypes only extension carriers store, in the standard's order, then the
