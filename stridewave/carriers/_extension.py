@@ -309,6 +309,8 @@ def device_storage_dtypes(device: str) -> tuple[DType, ...]:
     -------
     tuple of DType
         All thirteen on the host devices; on ``"Metal"``, :func:`metal_storage_dtypes`.
+        Every device also stores :data:`HALF_DTYPES`, which are not standard dtypes
+        and not listed here.
 
     Raises
     ------
@@ -319,7 +321,7 @@ def device_storage_dtypes(device: str) -> tuple[DType, ...]:
     if name == "Metal":
         return metal_storage_dtypes()
     extension: Any = EXTENSION_CARRIERS[name]._CONSTRUCTIBLE_STORAGE
-    return tuple(extension)
+    return tuple(d for d in extension if d not in HALF_DTYPES)
 
 
 def carrier_for(device: str, dtype: DType) -> type[Carrier]:
