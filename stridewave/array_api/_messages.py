@@ -425,8 +425,8 @@ def half_overflow(bad: object, dtype: object) -> str:
     """Return the message for a value beyond float16's or bfloat16's range."""
     return (
         f"{bad!r} has no finite {dtype} value (float16's largest is 65504, bfloat16's about "
-        f"3.39e38), so it cannot be written or filled into a {dtype} array. Scale the "
-        "value, or use float32."
+        f"3.39e38), so it cannot be stored in a {dtype} array. Scale the value, or use "
+        "float32."
     )
 
 
