@@ -397,7 +397,7 @@ def _write_all(fd: int, data: npt.NDArray[Any]) -> None:
     write raises ``OSError`` with the system's errno (``ENOSPC``, ``EFBIG``).
     """
     # (its bytes, through a uint8 view: ml_dtypes' bfloat16 has no buffer format)
-    remaining = memoryview(data.reshape(-1).view(np.uint8))
+    remaining = memoryview(data.reshape(-1).view(np.uint8))  # type: ignore[arg-type,unused-ignore]
     offset = 0
     while remaining:
         written = os.pwrite(fd, remaining[: 1 << 30], offset)

@@ -672,6 +672,7 @@ def _half_row(dtype: DType, np_dtype: np.dtype[Any], *, mlx: str, significant: i
             )
         if isinstance(value, (int, np.integer)):
             exact: Any = _round_int(operator.index(value), significant)
+            wide: Any
             try:
                 wide = float(exact)
             except OverflowError:
