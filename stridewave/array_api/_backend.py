@@ -340,10 +340,13 @@ def through_float32(func: Callable[..., Any]) -> Callable[..., Any]:
     """
 
     def call(*args: Any, **kwargs: Any) -> Any:
-        arrays = [a for a in args if isinstance(a, np.ndarray)]
-        if not any(a.dtype in _HALF_NUMPY for a in arrays):
+        # (one look at each operand's dtype: the products run this before every call)
+        for a in args:
+            if isinstance(a, np.ndarray) and a.dtype in _HALF_NUMPY:
+                break
+        else:
             return func(*args, **kwargs)
-        target = np.result_type(*arrays)
+        target = np.result_type(*(a for a in args if isinstance(a, np.ndarray)))
         if target not in _HALF_NUMPY:
             return func(*args, **kwargs)
         widened = [
