@@ -190,6 +190,18 @@ def test_python_scalars_keep_the_arrays_dtype(device: xp.Device, dtype: DType) -
     assert x.dtype is dtype and host(x).tolist() == [1.25, 2.25, 3.25]
 
 
+def test_numpy_and_ml_dtypes_scalars_are_taken_as_their_python_values(device: xp.Device) -> None:
+    b = xp.asarray([1.0, 2.0], dtype=xp.bfloat16, device=device)
+    h = xp.asarray([1.0, 2.0], dtype=xp.float16, device=device)
+    scalar = ml_dtypes.bfloat16(1.5)
+    for result in (b + scalar, scalar * b, h + np.float16(0.5), h + scalar):
+        assert result.dtype in HALF and result.device == device
+    assert (b + scalar).dtype is xp.bfloat16 and (h + scalar).dtype is xp.float16
+    assert host(b + scalar).tolist() == [2.5, 3.5]
+    b[0] = scalar
+    assert host(b).tolist() == [1.5, 2.0]
+
+
 # -- creation, casts and reads --------------------------------------------------------------------
 
 
