@@ -208,8 +208,8 @@ def _value_for(x: Array, value: object) -> Any:
         ):
             raise TypeError(_messages.assign_loses_information(value.dtype, dtype))
         return backend.astype(read(value, device), dtype)
-    if type(value) is _BFLOAT16_SCALAR:
-        value = float(value)  # (ml_dtypes' scalar, of no NumPy kind: its value)
+    if isinstance(value, np.generic) and type(value) is _BFLOAT16_SCALAR:
+        value = value.item()  # (ml_dtypes' scalar, of no NumPy kind: its value)
     check_scalar(value, dtype)
     if isinstance(value, (bool, np.bool_)):
         ok = True
