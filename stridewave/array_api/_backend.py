@@ -340,7 +340,6 @@ def through_float32(func: Callable[..., Any]) -> Callable[..., Any]:
     callable
         ``func`` with the half-precision rule; it raises what ``func`` raises.
     """
-
     ndarray, codes = np.ndarray, _HALF_CODES
 
     def call(*args: Any, **kwargs: Any) -> Any:
