@@ -261,6 +261,15 @@ def test_a_finite_value_beyond_the_range_is_refused_as_float32s(
     assert host(x).tolist() == [0.0, float("inf")]
 
 
+@pytest.mark.parametrize("dtype", HALF, ids=HALF_IDS)
+def test_moves_between_devices_keep_the_dtype_and_values(device: xp.Device, dtype: DType) -> None:
+    x = xp.asarray([1.5, -2.25, 65504.0 if dtype is xp.float16 else 2.0**100], dtype=dtype)
+    moved = x.to_device(device)
+    back = moved.to_device("CPU")
+    assert moved.dtype is dtype and moved.device == device and back.dtype is dtype
+    assert host(back).tolist() == host(x).tolist()
+
+
 def test_numpy_reads_float16_as_float16_and_bfloat16_as_ml_dtypes(device: xp.Device) -> None:
     h = xp.asarray([1.5, -2.0], dtype=xp.float16, device=device)
     b = xp.asarray([1.5, -2.0], dtype=xp.bfloat16, device=device)
