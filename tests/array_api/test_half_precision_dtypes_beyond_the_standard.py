@@ -275,6 +275,10 @@ def test_numpy_reads_float16_as_float16_and_bfloat16_as_ml_dtypes(device: xp.Dev
     b = xp.asarray([1.5, -2.0], dtype=xp.bfloat16, device=device)
     assert np.asarray(h).dtype == np.float16 and np.asarray(b).dtype == BF16
     assert host(b).tolist() == [1.5, -2.0] and float(b[0]) == 1.5
+    view = np.asarray(b)  # (a writable Array exports a writable view, as every dtype)
+    if view.flags.writeable:
+        view[1] = 0.5
+        assert host(b).tolist() == [1.5, 0.5]
 
 
 def test_dlpack_exports_float16_and_names_the_fix_for_bfloat16(device: xp.Device) -> None:
