@@ -199,8 +199,8 @@ def check_scalar(value: object, dtype: DType) -> None:
 
     ``x[k] = value`` and ``full(shape, value, dtype=dtype)`` follow it on every device,
     as ``asarray`` does: an int outside the integer dtype's range, and a finite float
-    beyond float32's (or float16's, bfloat16's), raise ``OverflowError``; a NaN or an infinity written into an
-    integer dtype raises ``ValueError`` (NumPy's ``int(nan)``). A finite float into an
+    beyond float32's (or float16's, bfloat16's), raise ``OverflowError``; a NaN or an
+    infinity written into an integer dtype raises ``ValueError`` (NumPy's ``int(nan)``). A finite float into an
     integer dtype is truncated, as NumPy's assignment does (the reference's leniency;
     CONTRACT section 9, version 3).
 
