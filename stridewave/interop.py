@@ -19,7 +19,8 @@ StrideWeave           NumPy dtype                bits
 Once registered (:func:`stridewave.dtypes.register_standard_dtypes`), the array API
 standard's extension dtypes map too: ``Int16``, ``Int64``, ``UInt8``, ``UInt16``,
 ``UInt32``, ``UInt64``, ``Complex64`` and ``Complex128`` to the NumPy dtypes of the same
-names.
+names; so do the half-precision dtypes beyond the standard, once the array API namespace
+registered them: ``Float16`` to ``numpy.float16``, ``BFloat16`` to ``ml_dtypes.bfloat16``.
 
 The sub-byte ``ml_dtypes`` types (6 and 4 bits) occupy one byte per element in NumPy
 arrays.  Categories and compound dtypes have no NumPy dtype.  See CONTRACT section 2,
@@ -120,8 +121,8 @@ def from_numpy_dtype(np_dtype: npt.DTypeLike) -> DType:
         If ``np_dtype`` is ``None`` or not dtype-like.
     ValueError
         If the NumPy dtype has no StrideWeave counterpart (e.g. ``int64`` while the
-        standard dtypes are not registered, ``float16``, or a
-        non-native byte order such as ``">f4"``).
+        standard dtypes are not registered, ``float16`` before the array API namespace
+        is imported, or a non-native byte order such as ``">f4"``).
     """
     if np_dtype is None:
         raise TypeError(

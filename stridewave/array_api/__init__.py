@@ -1,7 +1,8 @@
 """``stridewave.array_api``: the Python array API standard (2024.12) over carriers.
 
 A namespace in the sense of the standard, with the standard's thirteen dtypes
-(registered as descriptors when this module is first imported), whose arrays are
+(registered as descriptors when this module is first imported; beyond them
+``float16`` and ``bfloat16``, which ``dtypes()`` does not list), whose arrays are
 Tensors on carriers and whose devices are places (CONTRACT section 9): each device
 stores what its backend computes (host devices all thirteen, Metal what MLX has on
 its device) and has its backend's default dtypes (NumPy's on host, MLX's on Metal)::
@@ -56,6 +57,7 @@ from stridewave.array_api._device import (
     set_default_device,
 )
 from stridewave.array_api._dtypes import DTYPES as _DTYPES
+from stridewave.array_api._dtypes import HALF as _HALF
 from stridewave.array_api._elementwise_functions import (
     abs,
     acos,
@@ -194,6 +196,10 @@ float32: Final = _DTYPES["float32"]
 float64: Final = _DTYPES["float64"]
 complex64: Final = _DTYPES["complex64"]
 complex128: Final = _DTYPES["complex128"]
+#: Beyond the standard (CONTRACT section 9, version 3): never listed by
+#: ``__array_namespace_info__().dtypes()``; docs/array-api.md, "float16 and bfloat16".
+float16: Final = _HALF["float16"]
+bfloat16: Final = _HALF["bfloat16"]
 
 e: Final = 2.718281828459045
 pi: Final = 3.141592653589793
@@ -224,6 +230,7 @@ __all__ = [
     "atan",
     "atan2",
     "atanh",
+    "bfloat16",
     "bitwise_and",
     "bitwise_invert",
     "bitwise_left_shift",
@@ -260,6 +267,7 @@ __all__ = [
     "fft",
     "finfo",
     "flip",
+    "float16",
     "float32",
     "float64",
     "floor",

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
-from stridewave.array_api import _messages
+from stridewave.array_api import _dtypes, _messages
 from stridewave.array_api._backend import (
     EMPTY_LAYOUT,
     Adopted,
@@ -525,10 +525,13 @@ class Array(Tensor):
         Raises
         ------
         BufferError
-            If ``copy=False`` and no read-only view can be exported.
+            If ``copy=False`` and no read-only view can be exported; for a bfloat16
+            Array always (NumPy's DLPack has no bfloat16; the message names the fixes).
         RuntimeError
             If the carrier is released.
         """
+        if self.dtype is _dtypes.bfloat16:
+            raise BufferError(_messages.no_dlpack_for_bfloat16(self._device))
         kwargs: dict[str, Any] = {}
         if stream is not None:
             kwargs["stream"] = stream

@@ -20,6 +20,7 @@ import importlib
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
+import ml_dtypes
 import numpy as np
 
 from stridewave.array_api import _messages
@@ -44,6 +45,7 @@ __all__ = [
     "contiguous_layout",
     "quiet",
     "strided_layout",
+    "through_float32",
 ]
 
 #: A backend result as the array object takes it: ``(carrier, layout, offset, native)``,
@@ -354,3 +356,61 @@ class QuietNamespace:
             found = quiet(found)
         setattr(self, name, found)
         return found
+
+
+#: NumPy's half-precision dtypes (float16, ml_dtypes' bfloat16), and their type codes
+#: (a code is one attribute read: cheaper than hashing a dtype before every product).
+_HALF_NUMPY: Final = frozenset({np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16)})
+_HALF_CODES: Final = "".join(sorted(d.char for d in _HALF_NUMPY))
+
+
+def _round_back(out: Any, half: np.dtype[Any]) -> Any:
+    """Return ``out`` with its wider real floating arrays rounded to ``half``."""
+    if isinstance(out, tuple):
+        fields = [_round_back(o, half) for o in out]
+        return type(out)(*fields) if hasattr(out, "_fields") else type(out)(fields)
+    if isinstance(out, (np.ndarray, np.generic)) and out.dtype.kind == "f":
+        return np.asarray(out).astype(half)
+    return out
+
+
+def through_float32(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Wrap ``func`` to compute a half-precision call in float32 and round back once.
+
+    Where NumPy has no loop for float16 or bfloat16 (``linalg``'s LAPACK routines) or
+    answers in a wider dtype (ml_dtypes' bfloat16 ``matmul`` gives float32, its norms
+    float64), the operands of the half dtype are widened to float32 and the real
+    floating results rounded to it: the dtype the standard's promotion gives is kept.
+    Calls without a half-precision operand run as they are.
+
+    Parameters
+    ----------
+    func : callable
+        A NumPy (``array_api_compat.numpy``) function.
+
+    Returns
+    -------
+    callable
+        ``func`` with the half-precision rule; it raises what ``func`` raises.
+    """
+    ndarray, codes = np.ndarray, _HALF_CODES
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        # (one look at each operand's dtype: the products run this before every call)
+        for a in args:
+            if type(a) is ndarray and a.dtype.char in codes and a.dtype in _HALF_NUMPY:
+                break
+        else:
+            return func(*args, **kwargs)
+        target = np.result_type(*(a for a in args if isinstance(a, np.ndarray)))
+        if target not in _HALF_NUMPY:
+            return func(*args, **kwargs)
+        widened = [
+            a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype == target else a
+            for a in args
+        ]
+        return _round_back(func(*widened, **kwargs), target)
+
+    call.__name__ = getattr(func, "__name__", "call")
+    call.__doc__ = func.__doc__
+    return call

@@ -271,6 +271,8 @@ def _to_numpy(obj: Any, wanted: DType | None, target: Device) -> np.ndarray[Any,
                 raise OverflowError(_messages.values_out_of_range(wanted))
         if wanted is DType.Float32 and array.dtype.kind == "f":
             return _to_float32(array, obj)
+        if wanted in _HALF and array.dtype.kind in "fiu":
+            return _to_half(array, obj, wanted)
         return np.asarray(array, dtype=_dtypes.numpy_dtype(wanted))
     array = np.asarray(obj)
     kind = array.dtype.kind
@@ -319,6 +321,26 @@ def _to_float32(array: np.ndarray[Any, Any], obj: object) -> np.ndarray[Any, Any
         if overflowed.any():
             bad = array[overflowed].flat[0]
             raise OverflowError(_messages.float32_overflow(bad, obj))
+    return out
+
+
+#: The half-precision dtypes beyond the standard.
+_HALF: Final = frozenset(_dtypes.HALF.values())
+
+
+def _to_half(array: np.ndarray[Any, Any], obj: object, wanted: DType) -> np.ndarray[Any, Any]:
+    """Round real ``array`` to float16 or bfloat16; a finite value beyond its range is refused.
+
+    Float32's rule (:func:`_to_float32`) for the half-precision dtypes: a finite value
+    whose nearest float16 (bfloat16) is infinite raises ``OverflowError``.
+    """
+    with np.errstate(over="ignore"):
+        out = array.astype(_dtypes.numpy_dtype(wanted))
+    if array.size:
+        overflowed = np.isinf(out) & np.isfinite(array)
+        if overflowed.any():
+            bad = array[overflowed].flat[0]
+            raise OverflowError(_messages.half_overflow(bad, wanted))
     return out
 
 

@@ -50,6 +50,9 @@ _PY_SCALARS: Final = frozenset({bool, int, float})
 _INT32_MIN: Final = -(2**31)
 _INT32_MAX: Final = 2**31 - 1
 
+#: ml_dtypes' bfloat16 scalar type (a NumPy scalar of kind "V"), taken as its value too.
+_BFLOAT16_SCALAR: Final = _dtypes.numpy_dtype(_dtypes.bfloat16).type
+
 #: The functions whose integer operand is returned as it is (rounding an integer).
 _ROUNDING: Final = frozenset({"ceil", "floor", "round", "trunc"})
 
@@ -212,8 +215,8 @@ def direct(name: str, device: Device) -> Callable[..., Adopted | None] | None:
 def scalar_operand(name: str, value: object, other: object = None) -> object:
     """Return the scalar operand ``value`` of ``name`` as the backends take it.
 
-    A NumPy scalar of a bool, integer, floating or complex dtype becomes the Python
-    scalar of its value (as array_api_compat takes NumPy's): it then promotes weakly,
+    A NumPy scalar of a bool, integer, floating or complex dtype (ml_dtypes' bfloat16
+    included) becomes the Python scalar of its value (as array_api_compat takes NumPy's): it then promotes weakly,
     the standard's rule for Python scalars. A Python int outside the int32 range
     becomes a float next to a floating array (NumPy's rule, NEP 50) and raises
     OverflowError next to an integer array it does not fit.
@@ -239,7 +242,9 @@ def scalar_operand(name: str, value: object, other: object = None) -> object:
     OverflowError
         If a Python int does not fit the integer dtype of ``other``.
     """
-    if isinstance(value, np.generic) and value.dtype.kind in "biufc":
+    if isinstance(value, np.generic) and (
+        value.dtype.kind in "biufc" or type(value) is _BFLOAT16_SCALAR
+    ):
         value = value.item()
     if isinstance(value, (bool, int, float, complex)):
         if (

@@ -12,6 +12,17 @@ NumPy's rules across kinds, which the standard leaves undefined: an integer and 
 floating dtype give NumPy's answer (``int32`` with ``float32`` is ``float64``,
 ``int8`` with ``float32`` is ``float32``), ``uint64`` with a signed integer is
 ``float64``. Python scalars are weak: they take the array's dtype.
+
+Beyond the standard, ``float16`` and ``bfloat16`` (:data:`HALF`; CONTRACT section 9,
+version 3): descriptors ``Float16`` and ``BFloat16`` registered with the thirteen, never
+among them (:data:`DTYPES`, and so ``__array_namespace_info__().dtypes()``, lists the
+thirteen only). They are of the kinds ``"real floating"`` and ``"numeric"`` (the
+standard's words: "real-valued floating-point data types"). Their promotion is NumPy's
+with ml_dtypes, as JAX, PyTorch and MLX have it: either with a wider real floating dtype
+gives the wider, ``float16`` with ``bfloat16`` gives ``float32`` (neither holds the
+other), either with a complex dtype the complex dtype; across kinds NumPy's rule
+(``int8``/``uint8``/``bool`` keep the half dtype, ``int16``/``uint16`` give
+``float32``, wider integers ``float64``).
 """
 
 from __future__ import annotations
@@ -20,13 +31,16 @@ import math
 from dataclasses import dataclass
 from typing import Any, Final
 
+import ml_dtypes
 import numpy as np
 
 from stridewave.array_api import _messages
 from stridewave.dtypes import DType, register_standard_dtypes
+from stridewave.dtypes._standard import register_half_dtypes
 
 __all__ = [
     "DTYPES",
+    "HALF",
     "accumulator_dtype",
     "as_dtype",
     "can_cast",
@@ -42,22 +56,29 @@ __all__ = [
 #: Every dtype of the namespace, by its array API name, in the standard's order.
 DTYPES: Final[dict[str, DType]] = dict(register_standard_dtypes())
 
+#: The two half-precision dtypes beyond the standard, by name (never in :data:`DTYPES`).
+HALF: Final[dict[str, DType]] = dict(register_half_dtypes())
+float16: Final = HALF["float16"]
+bfloat16: Final = HALF["bfloat16"]
+
 bool_: Final = DType.Bool
 int32: Final = DType.Int32
 float32: Final = DType.Float32
 float64: Final = DType.Float64
 
 _TO_NUMPY: Final[dict[DType, np.dtype[Any]]] = {
-    dtype: np.dtype(name if name != "bool" else np.bool_) for name, dtype in DTYPES.items()
+    **{dtype: np.dtype(name if name != "bool" else np.bool_) for name, dtype in DTYPES.items()},
+    float16: np.dtype(np.float16),
+    bfloat16: np.dtype(ml_dtypes.bfloat16),
 }
 _FROM_NUMPY: Final[dict[np.dtype[Any], DType]] = {v: k for k, v in _TO_NUMPY.items()}
 #: The namespace dtype of each NumPy dtype that is one (read directly on per-call paths).
 FROM_NUMPY: Final = _FROM_NUMPY
-_KNOWN: Final = frozenset(DTYPES.values())
+_KNOWN: Final = frozenset(DTYPES.values()) | frozenset(HALF.values())
 
 _SIGNED: Final = tuple(DTYPES[n] for n in ("int8", "int16", "int32", "int64"))
 _UNSIGNED: Final = tuple(DTYPES[n] for n in ("uint8", "uint16", "uint32", "uint64"))
-_REAL: Final = (DTYPES["float32"], DTYPES["float64"])
+_REAL: Final = (DTYPES["float32"], DTYPES["float64"], float16, bfloat16)
 _COMPLEX: Final = (DTYPES["complex64"], DTYPES["complex128"])
 
 _KINDS: Final[dict[str, frozenset[DType]]] = {
@@ -86,12 +107,13 @@ def as_dtype(dtype: object) -> DType:
     Returns
     -------
     DType
-        One of the standard's thirteen descriptors.
+        One of the standard's thirteen descriptors, or ``float16``/``bfloat16``
+        (``numpy.float16``, ``ml_dtypes.bfloat16``).
 
     Raises
     ------
     TypeError
-        If ``dtype`` is any other dtype (``float16``, a category, a structured dtype).
+        If ``dtype`` is any other dtype (``float8``, a category, a structured dtype).
     """
     if isinstance(dtype, DType):
         if dtype in _KNOWN:
@@ -119,9 +141,9 @@ def from_numpy(np_dtype: np.dtype[Any]) -> DType | None:
 def narrow(np_dtype: np.dtype[Any]) -> DType:
     """Return the namespace dtype a backend result of ``np_dtype`` is held as.
 
-    Every standard NumPy dtype is itself; ``float16`` (which no standard dtype is)
-    becomes ``float32``, any other bool, integer or floating width the standard
-    dtype of its kind and size where there is one.
+    Every NumPy dtype of the namespace is itself (``float16`` and ml_dtypes'
+    ``bfloat16`` included); any other bool, integer or floating width (another byte
+    order) the dtype of its kind and size where there is one.
 
     Raises
     ------
@@ -131,8 +153,6 @@ def narrow(np_dtype: np.dtype[Any]) -> DType:
     found = _FROM_NUMPY.get(np_dtype)
     if found is not None:
         return found
-    if np_dtype.kind == "f" and np_dtype.itemsize < 4:
-        return float32
     found = _FROM_NUMPY.get(np_dtype.newbyteorder("="))
     if found is not None:
         return found
@@ -181,8 +201,8 @@ def check_scalar(value: object, dtype: DType) -> None:
 
     ``x[k] = value`` and ``full(shape, value, dtype=dtype)`` follow it on every device,
     as ``asarray`` does: an int outside the integer dtype's range, and a finite float
-    beyond float32's, raise ``OverflowError``; a NaN or an infinity written into an
-    integer dtype raises ``ValueError`` (NumPy's ``int(nan)``). A finite float into an
+    beyond float32's (or float16's, bfloat16's), raise ``OverflowError``; a NaN or an
+    infinity written into an integer dtype raises ``ValueError`` (NumPy's ``int(nan)``). A finite float into an
     integer dtype is truncated, as NumPy's assignment does (the reference's leniency;
     CONTRACT section 9, version 3).
 
@@ -223,10 +243,18 @@ def check_scalar(value: object, dtype: DType) -> None:
             and math.isfinite(number)
         ):
             raise OverflowError(_messages.float32_overflow(value, value))
+        elif dtype in _HALF_LIMITS and math.isfinite(number) and abs(number) >= _HALF_LIMITS[dtype]:
+            raise OverflowError(_messages.half_overflow(value, dtype))
 
 
 #: The smallest magnitude that rounds to infinity in float32 (2**128 - 2**103).
 _FLOAT32_LIMIT: Final = float(2**128 - 2**103)
+#: The smallest magnitude that rounds to infinity in float16 and in bfloat16 (the
+#: largest finite value plus half its spacing).
+_HALF_LIMITS: Final[dict[DType, float]] = {
+    float16: float(2**16 - 2**4),
+    bfloat16: float(2**128 - 2**119),
+}
 
 
 def result_type(*arrays_and_dtypes: object) -> DType:
@@ -269,7 +297,7 @@ def result_type(*arrays_and_dtypes: object) -> DType:
         if not _scalar_fits(scalar, result):
             raise TypeError(_messages.scalar_of_other_kind(scalar, result))
         if isinstance(scalar, complex) and result in _KINDS["real floating"]:
-            result = DTYPES["complex64"] if result is float32 else DTYPES["complex128"]
+            result = DTYPES["complex128"] if result is float64 else DTYPES["complex64"]
     return result
 
 

@@ -29,11 +29,12 @@ from stridewave.array_api._backend import (
     check_bounds,
     contiguous_layout,
     quiet,
+    through_float32,
 )
 from stridewave.array_api._dtypes import narrow
 from stridewave.array_api._places import carrier_for, device_storage_dtypes
 from stridewave.carriers import CPU, Carrier, Generic
-from stridewave.carriers._extension import CPUExtension, GenericExtension
+from stridewave.carriers._extension import HALF_DTYPES, CPUExtension, GenericExtension
 from stridewave.carriers._scatter import strided_view
 from stridewave.dtypes import DType
 from stridewave.layout import Layout
@@ -45,9 +46,10 @@ if TYPE_CHECKING:
 
 __all__ = ["HostBackend", "backend", "describe"]
 
-#: What each host device stores (all thirteen), with NumPy's dtype for each.
+#: What each host device stores (all thirteen, and float16 and bfloat16 beyond the
+#: standard), with NumPy's dtype for each (ml_dtypes' for bfloat16).
 _DTYPES: Final[Mapping[DType, Any]] = types.MappingProxyType(
-    {dtype: _dtypes.numpy_dtype(dtype) for dtype in device_storage_dtypes("CPU")}
+    {dtype: _dtypes.numpy_dtype(dtype) for dtype in device_storage_dtypes("CPU") + HALF_DTYPES}
 )
 #: NumPy's own defaults (CONTRACT section 9: the computing library's defaults).
 _DEFAULTS: Final[Mapping[str, DType]] = types.MappingProxyType(
@@ -78,7 +80,18 @@ cnp: Any = array_api_compat.numpy
 
 
 def _clip(x: Any, /, min: Any = None, max: Any = None) -> Any:
-    """``clip`` on host: integer bounds as copies (compat's clip writes into them)."""
+    """``clip`` on host: integer bounds as copies (compat's clip writes into them).
+
+    ml_dtypes' bfloat16 has no ``clip`` loop: there it is ``maximum`` then ``minimum``
+    (NaN propagates, as NumPy's clip), with the bounds in bfloat16 (the standard's
+    rule for Python scalar bounds: they take the dtype of ``x``).
+    """
+    if x.dtype.kind == "V":
+        out = x
+        for bound, limit in ((min, np.maximum), (max, np.minimum)):
+            if bound is not None:
+                out = limit(out, np.asarray(bound, dtype=x.dtype))
+        return np.array(out, copy=out is x)
     if x.dtype == np.int32:
         min, max = (np.array(b) if isinstance(b, np.ndarray) else b for b in (min, max))
     return cnp.clip(x, min, max)
@@ -131,6 +144,17 @@ def _tanh(x: Any, /) -> Any:
     return out
 
 
+class _HalfThroughFloat32(QuietNamespace):
+    """A namespace (``linalg``) whose every function takes half precision via float32."""
+
+    def __getattr__(self, name: str) -> Any:
+        found = super().__getattr__(name)
+        if callable(found) and not isinstance(found, type):
+            found = through_float32(found)
+            setattr(self, name, found)
+        return found
+
+
 class _Namespace(QuietNamespace):
     """``array_api_compat.numpy`` with the host's few shims (an attribute each, once).
 
@@ -138,20 +162,22 @@ class _Namespace(QuietNamespace):
     (:func:`~stridewave.array_api._backend.quiet`).
     """
 
-    #: The functions a host shim answers (not compat's own).
-    SHIMS: Final = frozenset({"clip", "floor_divide", "expm1", "tanh", "linalg", "fft"})
-
     def __init__(self) -> None:
         super().__init__(cnp)
         self.clip = quiet(_clip)
         self.floor_divide = quiet(_floor_divide)
         self.expm1 = quiet(_expm1)
         self.tanh = quiet(_tanh)
-        self.linalg = QuietNamespace(cnp.linalg)
+        for name in ("matmul", "vecdot", "tensordot"):
+            setattr(self, name, through_float32(getattr(self, name)))
+        self.linalg = _HalfThroughFloat32(cnp.linalg)
         self.fft = QuietNamespace(cnp.fft)
 
 
 _NAMESPACE: Final = _Namespace()
+#: The names a host shim answers (set by ``_Namespace.__init__``, before any function
+#: of compat's own is cached on the instance): these have no direct call.
+_SHIMMED: Final = frozenset(vars(_NAMESPACE))
 
 
 def _view(tensor: Tensor) -> npt.NDArray[Any]:
@@ -547,7 +573,7 @@ class HostBackend:
             and type(ufunc) is np.ufunc
             and ufunc.nout == 1
             and ufunc.nin in (1, 2)
-            and name not in _Namespace.SHIMS
+            and name not in _SHIMMED
         ):
             found = _direct_ufunc(self, ufunc)
         self._directs[name] = found

@@ -10,7 +10,7 @@ Every ``__setitem__`` is one ``Carrier.scatter``.
 from __future__ import annotations
 
 import operator
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
@@ -27,7 +27,14 @@ from stridewave.array_api._array import (
 )
 from stridewave.array_api._backend import contiguous_layout, strided_layout
 from stridewave.array_api._device import Device
-from stridewave.array_api._dtypes import as_dtype, check_scalar, isdtype, result_type
+from stridewave.array_api._dtypes import (
+    as_dtype,
+    bfloat16,
+    check_scalar,
+    isdtype,
+    numpy_dtype,
+    result_type,
+)
 from stridewave.array_api._messages import DeviceMismatch
 from stridewave.dtypes import DType
 from stridewave.tensor import Tensor
@@ -178,6 +185,10 @@ def getitem(x: Array, key: object) -> Array:
     return wrap_one(result, device)
 
 
+#: ml_dtypes' bfloat16 scalar type.
+_BFLOAT16_SCALAR: Final = numpy_dtype(bfloat16).type
+
+
 def _value_for(x: Array, value: object) -> Any:
     """Return ``value`` as a backend array of ``x``'s dtype (checking compatibility)."""
     device = x._device
@@ -197,6 +208,8 @@ def _value_for(x: Array, value: object) -> Any:
         ):
             raise TypeError(_messages.assign_loses_information(value.dtype, dtype))
         return backend.astype(read(value, device), dtype)
+    if isinstance(value, np.generic) and type(value) is _BFLOAT16_SCALAR:
+        value = value.item()  # (ml_dtypes' scalar, of no NumPy kind: its value)
     check_scalar(value, dtype)
     if isinstance(value, (bool, np.bool_)):
         ok = True

@@ -388,8 +388,8 @@ def no_namespace_dtype(obj: object, numpy_dtype: object) -> str:
     return (
         f"asarray got a {type(obj).__name__} of NumPy dtype {numpy_dtype}, which is none "
         "of the array API standard's dtypes (bool, int8 to int64, uint8 to uint64, "
-        "float32, float64, complex64, complex128); convert it first, e.g. with "
-        "numpy.asarray(data, dtype=numpy.float32)."
+        "float32, float64, complex64, complex128) nor float16 or bfloat16; convert it "
+        "first, e.g. with numpy.asarray(data, dtype=numpy.float32)."
     )
 
 
@@ -410,6 +410,25 @@ def float32_overflow(bad: object, obj: object) -> str:
         f"{bad!r} has no finite float32 value (its magnitude is at least 2**128 - 2**103), "
         f"so it cannot make a float32 array from {type(obj).__name__}. Scale the data, or "
         "keep it in NumPy as float64."
+    )
+
+
+def no_dlpack_for_bfloat16(device: object) -> str:
+    """Return the message for DLPack asked of a bfloat16 Array."""
+    return (
+        f"a bfloat16 Array on {device!r} cannot be exported through DLPack: NumPy's DLPack "
+        "exports no ml_dtypes dtype, and bfloat16 is one. Export a float32 copy "
+        "(xp.astype(x, xp.float32), exact: float32 holds every bfloat16), or take "
+        "numpy.asarray(x), an ml_dtypes.bfloat16 NumPy array."
+    )
+
+
+def half_overflow(bad: object, dtype: object) -> str:
+    """Return the message for a value beyond float16's or bfloat16's range."""
+    return (
+        f"{bad!r} has no finite {dtype} value (float16's largest is 65504, bfloat16's about "
+        f"3.39e38), so it cannot be stored in a {dtype} array. Scale the value, or use "
+        "float32."
     )
 
 
@@ -448,8 +467,8 @@ def unsupported_dtype(dtype: object) -> str:
     """Return the message for a dtype the namespace does not have."""
     return (
         f"stridewave.array_api has the array API standard's dtypes (xp.bool, xp.int8 ... "
-        f"xp.uint64, xp.float32, xp.float64, xp.complex64, xp.complex128); got {dtype!r}. "
-        "Use one of those."
+        f"xp.uint64, xp.float32, xp.float64, xp.complex64, xp.complex128) and, beyond the "
+        f"standard, xp.float16 and xp.bfloat16; got {dtype!r}. Use one of those."
     )
 
 

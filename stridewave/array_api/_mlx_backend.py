@@ -40,9 +40,16 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 
 from stridewave.array_api import _dtypes, _messages
-from stridewave.array_api._backend import Adopted, check_bounds, contiguous_layout, quiet
+from stridewave.array_api._backend import (
+    Adopted,
+    check_bounds,
+    contiguous_layout,
+    quiet,
+    through_float32,
+)
 from stridewave.array_api._places import carrier_for, place
 from stridewave.carriers import Carrier, Evictable, Metal
+from stridewave.carriers._extension import HALF_DTYPES
 from stridewave.carriers._metal import check_result_size
 from stridewave.carriers._mlx_runtime import (
     DEVICE_ENV,
@@ -77,6 +84,8 @@ _DEFAULTS: Final[Mapping[str, DType]] = types.MappingProxyType(
 )
 _INT64: Final = _dtypes.DTYPES["int64"]
 _UINT64: Final = _dtypes.DTYPES["uint64"]
+#: ml_dtypes' bfloat16, the NumPy form of MLX's bfloat16.
+_BFLOAT16: Final = _dtypes.numpy_dtype(_dtypes.bfloat16)
 
 
 class _Device:
@@ -270,11 +279,12 @@ class MLXBackend:
 
         self.mx = mx = import_mlx()
         self.shims = _mlx_shims
-        names = {dtype: name for name, dtype in _dtypes.DTYPES.items()}
+        names = {dtype: name for name, dtype in {**_dtypes.DTYPES, **_dtypes.HALF}.items()}
         row = place("Metal")
         self._to_mx: dict[DType, Any] = {
             dtype: mx.bool_ if dtype is DType.Bool else getattr(mx, names[dtype])
-            for dtype in row.device_dtypes()
+            # (MLX has float16 and bfloat16 on every device: beyond the standard)
+            for dtype in row.device_dtypes() + HALF_DTYPES
         }
         self._from_mx: dict[Any, DType] = {v: k for k, v in self._to_mx.items()}
         #: The Metal device's carrier class of each dtype (Metal for the spec's).
@@ -451,7 +461,7 @@ class MLXBackend:
             return found
         mx = self.mx
         if mx.issubdtype(array.dtype, mx.floating):
-            return DType.Float32  # (float16, bfloat16: no standard dtype)
+            return DType.Float32  # (a floating dtype the Metal device does not store)
         raise TypeError(
             f"MLX returned dtype {array.dtype}, which the Metal device of "
             f"stridewave.array_api does not store (it stores "
@@ -570,8 +580,13 @@ class MLXBackend:
         raise ValueError("asarray(copy=False) can share memory only on CPU, not Device('Metal').")
 
     def to_numpy(self, array: Any) -> Any:
-        """Return a NumPy copy of an MLX array."""
+        """Return a NumPy copy of an MLX array (ml_dtypes' bfloat16 for MLX's bfloat16)."""
         mlx_eval(array)
+        if array.dtype == self.mx.bfloat16:
+            # (NumPy reads no buffer format for bfloat16: its bits, as uint16)
+            bits = array.view(self.mx.uint16)
+            mlx_eval(bits)
+            return np.array(bits, copy=True).view(_BFLOAT16)
         copied: npt.NDArray[Any] = np.array(array, copy=True)
         return copied
 
@@ -952,7 +967,8 @@ def _build(
 
         namespace: Any = cnp if sub is None else getattr(cnp, sub)
         try:
-            result = quiet(getattr(namespace, name))(
+            # (float16 and bfloat16 where NumPy lacks them, linalg's, through float32)
+            result = quiet(through_float32(getattr(namespace, name)))(
                 *_to_host(backend, list(args)), **_to_host(backend, kwargs)
             )
         finally:

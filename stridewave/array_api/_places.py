@@ -26,6 +26,7 @@ from typing import Any, Final, Literal
 from stridewave.carriers import CPU, Carrier, FileBacked, Generic, Metal
 from stridewave.carriers._evictable import Evictable
 from stridewave.carriers._extension import (
+    HALF_DTYPES,
     CPUExtension,
     FileBackedExtension,
     GenericExtension,
@@ -343,6 +344,8 @@ def carrier_for(device: str, dtype: DType) -> type[Carrier]:
     spec: Any = row.spec_carrier._CONSTRUCTIBLE_STORAGE
     if any(dtype is d for d in spec):
         return row.spec_carrier
+    if any(dtype is d for d in HALF_DTYPES):
+        return row.extension_carrier  # (every extension carrier stores them)
     has = row.device_dtypes()
     if any(dtype is d for d in has):
         return row.extension_carrier

@@ -1249,8 +1249,10 @@ class Carrier(_Protocols, _ScalarBase, abc.ABC):
         """Return a zero-copy view of ``raw`` on a read-only buffer (cannot be re-enabled)."""
         if not raw.flags.c_contiguous:
             raw = np.ascontiguousarray(raw)
+        # (ml_dtypes' bfloat16 has no buffer-protocol format: its bytes are exported)
+        data = raw.view(np.uint8) if raw.dtype.kind == "V" else raw
         view: npt.NDArray[Any] = np.frombuffer(
-            memoryview(raw).toreadonly(),  # type: ignore[arg-type,unused-ignore]
+            memoryview(data).toreadonly(),  # type: ignore[arg-type,unused-ignore]
             dtype=raw.dtype,
         )
         return view

@@ -21,6 +21,11 @@ extension carrier                 backend                 storage dtypes
                                                           all but Complex128
 ================================  ======================  ==================================
 
+Each of them also stores the two half-precision dtypes beyond the standard,
+:data:`HALF_DTYPES` (``Float16`` and ``BFloat16``: NumPy's ``float16`` and ml_dtypes'
+``bfloat16`` on the host, MLX's own on Metal; CONTRACT section 9, version 3). They are
+not among :func:`device_storage_dtypes` (the standard's dtypes a device stores).
+
 Importing this module registers the standard's extension descriptors
 (:func:`stridewave.dtypes.register_standard_dtypes`); ``import stridewave`` never
 imports it. The array API namespace does, and so does unpickling an extension carrier.
@@ -45,9 +50,11 @@ from stridewave.carriers._metal import Metal
 from stridewave.carriers._mlx_runtime import import_mlx, select_device
 from stridewave.carriers._storage_dtypes import extension_row_for_numpy
 from stridewave.dtypes import DType, register_standard_dtypes
+from stridewave.dtypes._standard import register_half_dtypes
 
 __all__ = [
     "EXTENSION_KINDS",
+    "HALF_DTYPES",
     "CPUExtension",
     "FileBackedExtension",
     "GenericExtension",
@@ -64,6 +71,12 @@ _F64, _C128 = _STANDARD["float64"], _STANDARD["complex128"]
 _MLX_CPU: Final[tuple[DType, ...]] = tuple(d for d in _ALL if d is not _C128)
 _MLX_GPU: Final[tuple[DType, ...]] = tuple(d for d in _MLX_CPU if d is not _F64)
 
+#: The half-precision dtypes beyond the standard (Float16, BFloat16), which every
+#: extension carrier stores: MLX has both on every device, NumPy float16 and ml_dtypes
+#: bfloat16 on the host.
+HALF_DTYPES: Final[tuple[DType, ...]] = tuple(register_half_dtypes().values())
+_HOST: Final[tuple[DType, ...]] = _ALL + HALF_DTYPES
+
 
 class GenericExtension(Generic):
     """A :class:`~stridewave.Generic` that stores every dtype of the array API standard.
@@ -75,7 +88,8 @@ class GenericExtension(Generic):
     mutable : bool, optional
         Intrinsic mutability (default ``True``).
     dtype : DType
-        Required, keyword-only: one of the thirteen standard dtypes.
+        Required, keyword-only: one of the thirteen standard dtypes or of
+        :data:`HALF_DTYPES`.
 
     Raises
     ------
@@ -92,8 +106,8 @@ class GenericExtension(Generic):
     CONTRACT section 9, "Storage for them": the Generic device's extension carrier.
     """
 
-    _SUPPORTED_STORAGE: ClassVar[tuple[DType, ...] | None] = _ALL
-    _CONSTRUCTIBLE_STORAGE: ClassVar[tuple[DType, ...] | None] = _ALL
+    _SUPPORTED_STORAGE: ClassVar[tuple[DType, ...] | None] = _HOST
+    _CONSTRUCTIBLE_STORAGE: ClassVar[tuple[DType, ...] | None] = _HOST
 
 
 class CPUExtension(CPU):
@@ -109,7 +123,8 @@ class CPUExtension(CPU):
     mutable : bool, optional
         Intrinsic mutability (default ``True``).
     dtype : DType, optional
-        One of the thirteen standard dtypes (default ``DType.Float32``).
+        One of the thirteen standard dtypes or of :data:`HALF_DTYPES` (default
+        ``DType.Float32``).
     empty : bool, optional
         Skip zero-initialization of an owned allocation (default ``False``).
 
@@ -125,11 +140,12 @@ class CPUExtension(CPU):
     Notes
     -----
     CONTRACT section 9, "Storage for them": the CPU device's extension carrier.
-    ``CPUExtension.from_numpy`` wraps an array of any of the thirteen NumPy dtypes.
+    ``CPUExtension.from_numpy`` wraps an array of any of the thirteen NumPy dtypes,
+    ``float16`` and ml_dtypes' ``bfloat16``.
     """
 
-    _SUPPORTED_STORAGE: ClassVar[tuple[DType, ...] | None] = _ALL
-    _CONSTRUCTIBLE_STORAGE: ClassVar[tuple[DType, ...] | None] = _ALL
+    _SUPPORTED_STORAGE: ClassVar[tuple[DType, ...] | None] = _HOST
+    _CONSTRUCTIBLE_STORAGE: ClassVar[tuple[DType, ...] | None] = _HOST
     _row_for_numpy = staticmethod(extension_row_for_numpy)
 
 
@@ -143,8 +159,9 @@ class FileBackedExtension(FileBacked):
     mutable : bool, optional
         Intrinsic mutability (default ``True``).
     dtype : DType
-        Required, keyword-only: one of the thirteen standard dtypes, stored as raw
-        little-endian values (Bool one byte per slot, complex as two parts).
+        Required, keyword-only: one of the thirteen standard dtypes or of
+        :data:`HALF_DTYPES`, stored as raw little-endian values (Bool one byte per slot,
+        complex as two parts).
 
     Raises
     ------
@@ -160,8 +177,8 @@ class FileBackedExtension(FileBacked):
     like ``FileBacked`` it does not scatter.
     """
 
-    _SUPPORTED_STORAGE: ClassVar[tuple[DType, ...] | None] = _ALL
-    _CONSTRUCTIBLE_STORAGE: ClassVar[tuple[DType, ...] | None] = _ALL
+    _SUPPORTED_STORAGE: ClassVar[tuple[DType, ...] | None] = _HOST
+    _CONSTRUCTIBLE_STORAGE: ClassVar[tuple[DType, ...] | None] = _HOST
 
 
 def metal_storage_dtypes() -> tuple[DType, ...]:
@@ -215,20 +232,20 @@ class MetalExtension(Metal):
     ``supports_storage_dtype`` answers for the device this process selected.
     """
 
-    _SUPPORTED_STORAGE: ClassVar[tuple[DType, ...] | None] = _MLX_CPU
-    _CONSTRUCTIBLE_STORAGE: ClassVar[tuple[DType, ...] | None] = _MLX_CPU
+    _SUPPORTED_STORAGE: ClassVar[tuple[DType, ...] | None] = _MLX_CPU + HALF_DTYPES
+    _CONSTRUCTIBLE_STORAGE: ClassVar[tuple[DType, ...] | None] = _MLX_CPU + HALF_DTYPES
 
     @override
     def _device_storage_dtypes(self) -> tuple[DType, ...]:
-        return metal_storage_dtypes()
+        return metal_storage_dtypes() + HALF_DTYPES
 
     @override
     def _supported_storage_dtypes(self) -> tuple[DType, ...]:
-        return metal_storage_dtypes()
+        return metal_storage_dtypes() + HALF_DTYPES
 
     @override
     def _constructible_storage_dtypes(self) -> tuple[DType, ...]:
-        return metal_storage_dtypes()
+        return metal_storage_dtypes() + HALF_DTYPES
 
 
 #: The extension carrier kinds, in the order ``python -m stridewave info`` lists them.

@@ -396,7 +396,8 @@ def _write_all(fd: int, data: npt.NDArray[Any]) -> None:
     Unlike ``ndarray.tofile`` (which reports a short write without an errno), a failing
     write raises ``OSError`` with the system's errno (``ENOSPC``, ``EFBIG``).
     """
-    remaining = memoryview(data).cast("B")  # type: ignore[arg-type,unused-ignore]
+    # (its bytes, through a uint8 view: ml_dtypes' bfloat16 has no buffer format)
+    remaining = memoryview(data.reshape(-1).view(np.uint8))  # type: ignore[arg-type,unused-ignore]
     offset = 0
     while remaining:
         written = os.pwrite(fd, remaining[: 1 << 30], offset)

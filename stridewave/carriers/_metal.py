@@ -158,6 +158,20 @@ def check_result_size(array: Any, dtype: DType) -> None:
         check_host_allocation(nbytes, what=f"A Metal array of shape {shape} and dtype {dtype!r}")
 
 
+def _numpy_over(array: Any, np_dtype: np.dtype[Any]) -> npt.NDArray[Any]:
+    """Return NumPy over the evaluated MLX ``array``'s buffer, of ``np_dtype``.
+
+    NumPy reads no buffer format for bfloat16 (an ml_dtypes type, kind ``"V"``): its
+    bits are read through MLX's uint16 view of the same buffer, then viewed as
+    ``np_dtype``. Raises what ``memoryview`` raises where the device exposes no buffer.
+    """
+    if np_dtype.kind != "V":
+        return np.asarray(memoryview(array))
+    bits = array.view(import_mlx().uint16)
+    mlx_eval(bits)
+    return np.asarray(memoryview(bits)).view(np_dtype)
+
+
 def _host_view(array: Any, np_dtype: np.dtype[Any]) -> npt.NDArray[Any] | None:
     """Return a writable zero-copy NumPy view of the evaluated 1-D MLX ``array``.
 
@@ -165,7 +179,7 @@ def _host_view(array: Any, np_dtype: np.dtype[Any]) -> npt.NDArray[Any] | None:
     slower MLX path for scalars).
     """
     try:
-        view: npt.NDArray[Any] = np.asarray(memoryview(array))
+        view: npt.NDArray[Any] = _numpy_over(array, np_dtype)
     except (TypeError, ValueError, BufferError, RuntimeError):
         return None
     if view.dtype != np_dtype or view.ndim != 1 or not view.flags.c_contiguous:
@@ -626,7 +640,9 @@ class Metal(_ArrayCarrier):
         if array is None:  # released meanwhile (another thread)
             raise RuntimeError(_messages.released(self, "read the storage"))
         mlx_eval(array)  # (a scheduled result may still be running)
-        copy: npt.NDArray[Any] = np.array(memoryview(array), copy=True)
+        copy: npt.NDArray[Any] = np.array(
+            _numpy_over(array, storage_numpy_dtype(self._dtype)), copy=True
+        )
         return copy
 
     @override

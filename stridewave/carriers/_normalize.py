@@ -123,6 +123,10 @@ def storage_numpy_dtype(dtype: DType, *, little_endian: bool = False) -> np.dtyp
         If ``dtype`` has no row in the storage-dtype table.
     """
     np_dtype = storage_row(dtype).numpy
+    if np_dtype.kind == "V":
+        # (ml_dtypes' bfloat16 has no byte-order variant: its bytes are the host's, and
+        # the hosts StrideWeave supports are little-endian)
+        return np_dtype
     # np.dtype("<f4") reads as the native "=f4" on a little-endian host (newbyteorder
     # would keep an explicit "<", which buffers then report as format "<f")
     return np.dtype("<" + np_dtype.str[1:]) if little_endian else np_dtype

@@ -11,9 +11,10 @@ read this table; none of them branches on a storage dtype. Adding a storage dtyp
 one more row here (with its two rule functions) plus its tests.
 
 :data:`ROWS` holds the spec carriers' three. The array API standard's other dtypes
-(Int8, Int16, Int64, UInt8-UInt64, Float64, Complex64, Complex128) have rows too, built
-from their rules (:data:`EXTENSION_ROW_NAMES`) when first asked for, because their
-descriptors exist only once registered; :func:`storage_row` finds both, and only the
+(Int8, Int16, Int64, UInt8-UInt64, Float64, Complex64, Complex128), and the two
+half-precision dtypes beyond it (Float16, BFloat16), have rows too, built from their
+rules (:data:`EXTENSION_ROW_NAMES`) when first asked for, because their descriptors
+exist only once registered; :func:`storage_row` finds both, and only the
 extension carriers (:mod:`stridewave.carriers._extension`) accept them.
 
 The rules implement CONTRACT section 3 ("Value normalization"):
@@ -69,7 +70,7 @@ import numpy.typing as npt
 
 from stridewave.carriers import _messages
 from stridewave.dtypes import DType
-from stridewave.dtypes._standard import is_standard, standard_dtype_for_numpy
+from stridewave.dtypes._standard import is_half, is_standard, standard_dtype_for_numpy
 from stridewave.interop import to_numpy_dtype
 
 __all__ = [
@@ -618,6 +619,109 @@ def _complex_row(dtype: DType, *, single: bool) -> StorageDType:
     )
 
 
+_F16_LIMITS: Final = (
+    "finite values of magnitude below 2**16 - 2**4 = 65520 (float16's max is 65504)"
+)
+_BF16_LIMITS: Final = (
+    "finite values of magnitude below 2**128 - 2**119 (about 3.3961e38; bfloat16's max is "
+    "about 3.3895e38)"
+)
+
+
+def _round_int(i: int, significant: int) -> int:
+    """Return the integer ``i`` rounded to ``significant`` bits, half to even, exactly."""
+    magnitude = -i if i < 0 else i
+    shift = magnitude.bit_length() - significant
+    if shift <= 0:
+        return i
+    kept = magnitude >> shift
+    rest = magnitude - (kept << shift)
+    half = 1 << (shift - 1)
+    if rest > half or (rest == half and kept & 1):
+        kept += 1
+    rounded = kept << shift
+    return -rounded if i < 0 else rounded
+
+
+def _half_row(dtype: DType, np_dtype: np.dtype[Any], *, mlx: str, significant: int) -> StorageDType:
+    """Build the row of Float16 or BFloat16 (beyond the standard; extension carriers only).
+
+    A real number is stored as the nearest value of the dtype, rounded once (NumPy's
+    and ml_dtypes' casts from binary64 round correctly; a Python int beyond ``2**53``
+    is rounded to the dtype's ``significant`` bits in integer arithmetic first, which
+    the dtype then holds exactly); a finite value whose nearest is infinite raises
+    ``OverflowError``, as Float32's rule does.
+    """
+    limits = _F16_LIMITS if significant == 11 else _BF16_LIMITS
+    scalar = np_dtype.type
+
+    def overflow(value: object) -> OverflowError:
+        return OverflowError(_messages.value_overflow(value, dtype=dtype, limits=limits))
+
+    def normalize(value: object) -> float:
+        if not _real_kind(value):
+            raise TypeError(
+                _messages.value_type(
+                    value,
+                    dtype=dtype,
+                    expected="real numbers: int, float, numpy integer or floating scalars "
+                    "and the ml_dtypes floats",
+                    fix="Convert with float(...); bool, complex, timedelta64 and datetime64 "
+                    "values are not real numbers here.",
+                )
+            )
+        if isinstance(value, (int, np.integer)):
+            exact: Any = _round_int(operator.index(value), significant)
+            wide: Any
+            try:
+                wide = float(exact)
+            except OverflowError:
+                raise overflow(value) from None
+        elif isinstance(value, np.floating) and value.dtype.itemsize > 8:
+            wide = value  # (cast directly: no binary64 step)
+        else:
+            wide = float(value)  # type: ignore[arg-type]
+        with np.errstate(over="ignore"):
+            stored = scalar(wide)
+        if np.isinf(stored) and np.isfinite(wide):
+            raise overflow(value)
+        return float(stored)
+
+    def vectorize(array: npt.NDArray[Any], target: np.dtype[Any]) -> tuple[npt.NDArray[Any], bool]:
+        if array.dtype == target:
+            return array, False
+        if array.dtype.kind not in "fiu" and array.dtype not in _ML_FLOAT_DTYPES:
+            raise TypeError(
+                _messages.array_refused(
+                    array.dtype,
+                    dtype=dtype,
+                    expected="real numbers (integer, floating or ml_dtypes float dtypes)",
+                )
+            )
+        with np.errstate(over="ignore", invalid="ignore"):
+            out = array.astype(target)
+        if array.size:
+            overflowed = np.isinf(out) & ~np.isinf(array) & ~np.isnan(array)
+            if overflowed.any():
+                raise overflow(array[overflowed][0])
+        return out, True
+
+    return StorageDType(
+        dtype=dtype,
+        numpy=np_dtype,
+        mlx=mlx,
+        python=float,
+        zero=0.0,
+        hole=0.0,
+        normalize=normalize,
+        fast_type=_NoFastPath,
+        fast_low=None,
+        fast_high=None,
+        vectorize=vectorize,
+        limits=limits,
+    )
+
+
 #: How to build the row of each standard dtype no spec carrier stores, by name.
 _EXTENSION_RULES: Final[dict[str, Callable[[DType], StorageDType]]] = {
     "Int8": lambda d: _integer_row(d, -(2**7), 2**7 - 1, "int8"),
@@ -630,9 +734,13 @@ _EXTENSION_RULES: Final[dict[str, Callable[[DType], StorageDType]]] = {
     "Float64": _float64_row,
     "Complex64": lambda d: _complex_row(d, single=True),
     "Complex128": lambda d: _complex_row(d, single=False),
+    # beyond the standard (CONTRACT section 9, version 3)
+    "Float16": lambda d: _half_row(d, np.dtype(np.float16), mlx="float16", significant=11),
+    "BFloat16": lambda d: _half_row(d, np.dtype(ml_dtypes.bfloat16), mlx="bfloat16", significant=8),
 }
 
-#: Names of the dtypes only extension carriers store, in the standard's order.
+#: Names of the dtypes only extension carriers store, in the standard's order, then the
+#: two half-precision dtypes beyond it.
 EXTENSION_ROW_NAMES: Final[tuple[str, ...]] = tuple(_EXTENSION_RULES)
 
 _EXTENSION_ROWS: dict[DType, StorageDType] = {}
@@ -650,7 +758,7 @@ def extension_row(dtype: object) -> StorageDType | None:
     -------
     StorageDType or None
         The row (built once, on first request) when ``dtype`` is the registered
-        standard descriptor of one of :data:`EXTENSION_ROW_NAMES`; ``None`` otherwise,
+        standard (or half-precision) descriptor of one of :data:`EXTENSION_ROW_NAMES`; ``None`` otherwise,
         e.g. for a user's descriptor of the same name with another structure.
     """
     row: StorageDType | None = _EXTENSION_ROWS.get(dtype)  # type: ignore[call-overload]
@@ -658,7 +766,7 @@ def extension_row(dtype: object) -> StorageDType | None:
         return row
     if not isinstance(dtype, DType) or dtype.name not in _EXTENSION_RULES:
         return None
-    if not is_standard(dtype):
+    if not is_standard(dtype) and not is_half(dtype):
         return None
     return _EXTENSION_ROWS.setdefault(dtype, _EXTENSION_RULES[dtype.name](dtype))
 

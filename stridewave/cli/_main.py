@@ -67,7 +67,8 @@ def _cmd_info(args: argparse.Namespace) -> int:
     for line in carrier_availability():
         print(line)
     print(
-        "extension carriers (the array API standard's other dtypes; registered by stridewave.array_api):"
+        "extension carriers (the array API standard's other dtypes, and float16 and bfloat16; "
+        "registered by stridewave.array_api):"
     )
     for line in extension_carriers():
         print(line)
@@ -119,11 +120,12 @@ def extension_carriers() -> list[str]:
     Returns
     -------
     list of str
-        E.g. ``"  CPUExtension        CPU device, available: Bool, Int8, ..., Complex128"``
+        E.g. ``"  CPUExtension        CPU device, available: Bool, Int8, ..., Complex128,
+        Float16, BFloat16"``
         for each of ``stridewave.carriers._extension.EXTENSION_KINDS``.
     """
     from stridewave.array_api._places import PLACES
-    from stridewave.carriers._extension import EXTENSION_KINDS
+    from stridewave.carriers._extension import EXTENSION_KINDS, HALF_DTYPES
 
     rows = {row.extension_carrier: row for row in PLACES}
     lines = []
@@ -131,7 +133,7 @@ def extension_carriers() -> list[str]:
         ok, why = kind._availability()
         row = rows[kind]
         state = "available" if ok else f"unavailable ({why})"
-        stored = ", ".join(d.name for d in row.device_dtypes())
+        stored = ", ".join(d.name for d in row.device_dtypes() + HALF_DTYPES)
         lines.append(f"  {kind.__name__:<19} {row.name} device, {state}: {stored}")
     return lines
 

@@ -16,6 +16,19 @@ category::
         ├── Complex64  simple, 64 bits   two binary32 parts
         └── Complex128 simple, 128 bits  two binary64 parts
 
+Beyond the standard, two half-precision floating dtypes are registered the same way by
+:func:`register_half_dtypes` (CONTRACT section 9, version 3, "Beyond the standard")::
+
+    Any
+    └── Floating
+        ├── Float16    simple, 16 bits   IEEE binary16 (NumPy float16, MLX float16)
+        └── BFloat16   simple, 16 bits   bfloat16 (ml_dtypes bfloat16, MLX bfloat16)
+
+They are none of the thirteen: :func:`is_standard` is false for them and
+:func:`register_standard_dtypes` neither registers nor returns them; :func:`is_half`
+tells them, and :func:`numpy_dtype_of` and :func:`standard_dtype_for_numpy` map them
+once registered.
+
 Nothing here registers at import: ``import stridewave`` registers exactly the
 built-ins. :func:`register_standard_dtypes` registers the extensions (the array API
 namespace calls it when it is first imported); a name already registered with the
@@ -49,9 +62,13 @@ from stridewave.dtypes._structure import Structure, same_structure
 __all__ = [
     "COMPLEX_CATEGORY",
     "EXTENSION_NAMES",
+    "HALF_NAMES",
     "STANDARD_NAMES",
+    "half_dtypes",
+    "is_half",
     "is_standard",
     "numpy_dtype_of",
+    "register_half_dtypes",
     "register_standard_dtypes",
     "resolve_standard",
     "resolve_standard_on_worker",
@@ -91,7 +108,14 @@ _TABLE: Final[tuple[_Entry, ...]] = (
     _Entry("complex64", "Complex64", 64, COMPLEX_CATEGORY, "complex64"),
     _Entry("complex128", "Complex128", 128, COMPLEX_CATEGORY, "complex128"),
 )
-_BY_NAME: Final[dict[str, _Entry]] = {e.name: e for e in _TABLE}
+#: The two half-precision dtypes beyond the standard, in the same form. NumPy knows the
+#: name ``"bfloat16"`` once ml_dtypes is imported (stridewave.interop imports it; this
+#: package knows nothing of it), so these are matched by NumPy dtype name.
+_HALF_TABLE: Final[tuple[_Entry, ...]] = (
+    _Entry("float16", "Float16", 16, "Floating", "float16"),
+    _Entry("bfloat16", "BFloat16", 16, "Floating", "bfloat16"),
+)
+_BY_NAME: Final[dict[str, _Entry]] = {e.name: e for e in _TABLE + _HALF_TABLE}
 _BUILTIN: Final = frozenset({"Bool", "Int8", "Int32", "Float32", "Float64"})
 
 #: Descriptor names of the thirteen, in the standard's order (array API names are the
@@ -105,11 +129,21 @@ EXTENSION_NAMES: Final[tuple[str, ...]] = (
     *(e.name for e in _TABLE if e.name not in _BUILTIN),
 )
 
+#: Names of the half-precision descriptors beyond the standard, in registration order.
+HALF_NAMES: Final[tuple[str, ...]] = tuple(e.name for e in _HALF_TABLE)
+
 _pickle.UNKNOWN_NAME_FIXES.update(
     dict.fromkeys(
         EXTENSION_NAMES,
         "It is one of the array API standard's dtypes: import stridewave.array_api (or "
         "call stridewave.dtypes.register_standard_dtypes()) before unpickling it.",
+    )
+)
+_pickle.UNKNOWN_NAME_FIXES.update(
+    dict.fromkeys(
+        HALF_NAMES,
+        "It is one of the array API namespace's half-precision dtypes beyond the standard: "
+        "import stridewave.array_api before unpickling it.",
     )
 )
 
@@ -133,8 +167,13 @@ def _matches(found: DType, name: str) -> bool:
 
 def _clash(found: DType, name: str) -> str:
     kind, structure = _expected(name)
+    which = (
+        "the array API namespace's half-precision dtypes"
+        if name in HALF_NAMES
+        else "the array API standard's dtypes"
+    )
     return (
-        f"cannot register the array API standard's dtypes: {name!r} is already registered "
+        f"cannot register {which}: {name!r} is already registered "
         f"as {found!r} with structure {found.structure()!r}, but the standard {kind} "
         f"{name!r} has structure {structure!r}. Descriptor names are unique per process and "
         f"cannot be unregistered: register your own dtype under another name (or with the "
@@ -200,6 +239,81 @@ def register_standard_dtypes() -> Mapping[str, DType]:
     return standard_dtypes()
 
 
+def register_half_dtypes() -> Mapping[str, DType]:
+    """Register the half-precision dtypes beyond the standard, and return them.
+
+    Idempotent and thread-safe. The array API namespace calls it when it is first
+    imported, as it calls :func:`register_standard_dtypes`; ``import stridewave``
+    never does.
+
+    Returns
+    -------
+    Mapping of str to DType
+        Read-only: ``"float16"`` -> ``Float16`` and ``"bfloat16"`` -> ``BFloat16``, each
+        a 16-bit simple dtype beneath ``Floating``.
+
+    Raises
+    ------
+    ValueError
+        If ``Float16`` or ``BFloat16`` is already registered with another kind or
+        structure; the message names both structures. Nothing is registered then.
+
+    Notes
+    -----
+    CONTRACT section 9, version 3, "Beyond the standard: float16 and bfloat16". A name
+    already registered with this structure (the dtype spec's own example,
+    ``SimpleDType("Float16", bits=16, supertype=DType.Floating)``) is reused.
+    """
+    _register(HALF_NAMES)
+    return half_dtypes()
+
+
+def half_dtypes() -> Mapping[str, DType]:
+    """Return the two half-precision descriptors by array API name, without registering.
+
+    Returns
+    -------
+    Mapping of str to DType
+        As :func:`register_half_dtypes` returns it.
+
+    Raises
+    ------
+    LookupError
+        If they are not registered yet (importing :mod:`stridewave.array_api` does).
+    """
+    missing = [n for n in HALF_NAMES if _registry.lookup(n) is None]
+    if missing:
+        raise LookupError(
+            f"the half-precision dtypes {missing} are not registered in this process; "
+            f"import stridewave.array_api (or call "
+            f"stridewave.dtypes._standard.register_half_dtypes()) first."
+        )
+    return MappingProxyType({e.api: DType.from_name(e.name) for e in _HALF_TABLE})
+
+
+def is_half(dtype: object) -> bool:
+    """Tell whether ``dtype`` is the registered ``Float16`` or ``BFloat16`` descriptor.
+
+    Parameters
+    ----------
+    dtype : object
+        Any object.
+
+    Returns
+    -------
+    bool
+        True for the registered descriptor of one of :data:`HALF_NAMES` with the
+        structure :func:`register_half_dtypes` gives it; False otherwise (a user's
+        ``Float16`` of another structure included). Registers nothing.
+    """
+    if not isinstance(dtype, DType):
+        return False
+    descriptor: DType = dtype
+    if descriptor.name not in HALF_NAMES or _registry.lookup(descriptor.name) is not descriptor:
+        return False
+    return _matches(descriptor, descriptor.name)
+
+
 def standard_dtypes() -> Mapping[str, DType]:
     """Return the thirteen standard descriptors by array API name, without registering.
 
@@ -248,7 +362,7 @@ def is_standard(dtype: object) -> bool:
 
 
 def numpy_dtype_of(dtype: DType) -> np.dtype[np.generic] | None:
-    """Return the NumPy dtype of a standard descriptor, or ``None`` for any other.
+    """Return the NumPy dtype of a standard or half-precision descriptor, else ``None``.
 
     Parameters
     ----------
@@ -258,10 +372,11 @@ def numpy_dtype_of(dtype: DType) -> np.dtype[np.generic] | None:
     Returns
     -------
     numpy.dtype or None
-        E.g. ``numpy.dtype("int64")`` for ``Int64``; ``None`` when :func:`is_standard`
-        is false.
+        E.g. ``numpy.dtype("int64")`` for ``Int64``, ``numpy.float16`` for ``Float16``,
+        ``ml_dtypes.bfloat16`` for ``BFloat16``; ``None`` when :func:`is_standard` and
+        :func:`is_half` are false.
     """
-    if not is_standard(dtype):
+    if not is_standard(dtype) and not is_half(dtype):
         return None
     return np.dtype(_BY_NAME[dtype.name].numpy)
 
@@ -277,7 +392,9 @@ def standard_dtype_for_numpy(np_dtype: np.dtype[np.generic]) -> DType | None:
     Returns
     -------
     DType or None
-        The descriptor when it is registered (this registers nothing), else ``None``.
+        The descriptor when it is registered (this registers nothing), else ``None``;
+        ``numpy.float16`` and ``ml_dtypes.bfloat16`` give ``Float16`` and ``BFloat16``
+        once :func:`register_half_dtypes` registered them.
     """
     if not np_dtype.isnative:
         return None
@@ -285,6 +402,10 @@ def standard_dtype_for_numpy(np_dtype: np.dtype[np.generic]) -> DType | None:
         if np.dtype(entry.numpy) == np_dtype:
             found = _registry.lookup(entry.name)
             return found if is_standard(found) else None
+    for entry in _HALF_TABLE:
+        if np_dtype.name == entry.numpy:
+            found = _registry.lookup(entry.name)
+            return found if is_half(found) else None
     return None
 
 

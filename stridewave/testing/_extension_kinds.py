@@ -40,6 +40,10 @@ _SAMPLES: dict[str, tuple[object, object]] = {
     "Float64": (0.1, -1e300),
     "Complex64": (1.5 - 2j, -0.25j),
     "Complex128": (0.1 + 0.2j, -3e300j),
+    # beyond the standard: exact in the dtype, float16's beyond bfloat16's precision
+    # and bfloat16's beyond float16's range
+    "Float16": (1 + 2.0**-10, -(2.0**-24)),
+    "BFloat16": (-(2.0**120), 1 + 2.0**-7),
 }
 
 
@@ -56,11 +60,13 @@ def extension_kinds() -> tuple[Kind, ...]:
     tuple of Kind
         ``GenericExtension``, ``CPUExtension``, ``CPUExtension.from_numpy``,
         ``FileBackedExtension``, an ``Evictable`` of ``CPUExtension`` over
-        ``FileBackedExtension`` (promoted and evicted; all thirteen dtypes) and
+        ``FileBackedExtension`` (promoted and evicted; all thirteen dtypes, and
+        float16 and bfloat16) and
         ``MetalExtension`` (the dtypes MLX has on the selected device; skipped where
         Metal cannot run).
     """
     from stridewave.carriers._extension import (
+        HALF_DTYPES,
         CPUExtension,
         FileBackedExtension,
         GenericExtension,
@@ -69,7 +75,8 @@ def extension_kinds() -> tuple[Kind, ...]:
     )
     from stridewave.dtypes import standard_dtypes
 
-    standard = tuple(standard_dtypes().values())
+    # (the standard's thirteen, then float16 and bfloat16, which they store too)
+    standard = tuple(standard_dtypes().values()) + HALF_DTYPES
     for name, sample in _SAMPLES.items():
         dtype = DType.from_name(name)
         SAMPLE.setdefault(dtype, sample)
@@ -87,5 +94,5 @@ def extension_kinds() -> tuple[Kind, ...]:
         file,
         _evictable_kind(cpu, file, empty_file),
         _evictable_kind(cpu, file, empty_file, evicted=True),
-        _metal_kind(MetalExtension, metal_storage_dtypes()),
+        _metal_kind(MetalExtension, metal_storage_dtypes() + HALF_DTYPES),
     )

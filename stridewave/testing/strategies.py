@@ -7,12 +7,14 @@
 
 from __future__ import annotations
 
+import math
+import struct
 from typing import Any
 
 from hypothesis import strategies as st
 
 from stridewave.dtypes import DType
-from stridewave.dtypes._standard import is_standard
+from stridewave.dtypes._standard import is_half, is_standard
 from stridewave.layout import Layout
 
 __all__ = ["injective_layouts", "layouts", "refused_values", "values"]
@@ -41,8 +43,32 @@ _INTEGER_RANGES: dict[str, tuple[int, int]] = {
 }
 
 
+def _bfloat16(bits: int) -> float:
+    """Return the bfloat16 whose 16 bits are ``bits`` (the top half of a binary32)."""
+    value: float = struct.unpack("<f", struct.pack("<I", bits << 16))[0]
+    return value
+
+
+def _half(dtype: DType) -> tuple[st.SearchStrategy[Any], st.SearchStrategy[Any]]:
+    """Return ``(values, refused)`` of Float16 or BFloat16 (beyond the standard)."""
+    if dtype.name == "Float16":
+        return (
+            st.floats(width=16, allow_nan=False),
+            st.sampled_from([True, "1.0", None, 1j, 65520.0, -1e5]),
+        )
+    return (
+        st.integers(0, 2**16 - 1).map(_bfloat16).filter(lambda f: not math.isnan(f)),
+        st.sampled_from([True, "1.0", None, 1j, 1e39, -(2**128)]),
+    )
+
+
 def _standard(dtype: DType) -> tuple[st.SearchStrategy[Any], st.SearchStrategy[Any]] | None:
-    """Return ``(values, refused)`` of a registered standard extension dtype, or ``None``."""
+    """Return ``(values, refused)`` of a registered standard extension dtype, or ``None``.
+
+    The registered half-precision dtypes beyond the standard (Float16, BFloat16) too.
+    """
+    if is_half(dtype):
+        return _half(dtype)
     if not is_standard(dtype):
         return None
     name = dtype.name
@@ -68,13 +94,15 @@ def values(dtype: DType) -> st.SearchStrategy[Any]:
     ----------
     dtype : DType
         ``DType.Float32``, ``DType.Int32``, ``DType.Bool``, or another of the array API
-        standard's dtypes once registered (``stridewave.dtypes.register_standard_dtypes``).
+        standard's dtypes once registered (``stridewave.dtypes.register_standard_dtypes``),
+        or Float16 and BFloat16 once the array API namespace registered them.
 
     Returns
     -------
     hypothesis.strategies.SearchStrategy
         Binary32-exact floats (no NaN), int32 integers, or bools; for the others,
-        integers of the dtype's range, floats, or complex numbers of the dtype's width.
+        integers of the dtype's range, floats, or complex numbers of the dtype's width
+        (float16- and bfloat16-exact floats for the two half dtypes).
 
     Raises
     ------
@@ -97,7 +125,7 @@ def refused_values(dtype: DType) -> st.SearchStrategy[Any]:
     ----------
     dtype : DType
         ``DType.Float32``, ``DType.Int32``, ``DType.Bool``, or another registered
-        standard dtype.
+        standard dtype (or Float16, BFloat16).
 
     Returns
     -------

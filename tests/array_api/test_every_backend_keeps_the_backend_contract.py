@@ -91,6 +91,12 @@ class BackendContract:
         assert held == row.host_held()
         for dtype in row.device_dtypes():
             assert carrier_for(row.name, dtype) in (row.spec_carrier, row.extension_carrier)
+        # The backend also stores float16 and bfloat16, which dtypes() never lists.
+        half = {xp.float16, xp.bfloat16}
+        assert half <= set(backend.dtypes())
+        assert not half & set(info.dtypes(device=device).values())
+        for dtype in half:
+            assert carrier_for(row.name, dtype) is row.extension_carrier
 
     def test_the_default_dtypes_are_the_computing_librarys(self, device: xp.Device) -> None:
         defaults = xp.__array_namespace_info__().default_dtypes(device=device)

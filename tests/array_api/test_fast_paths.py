@@ -92,18 +92,18 @@ def test_a_chain_of_scheduled_metal_results_gives_numpy_values() -> None:
 
 @pytest.mark.needs_mlx
 @needs_mlx
-def test_metal_adoption_keeps_the_nd_form_and_holds_float16_as_float32() -> None:
+def test_metal_adoption_keeps_the_nd_form_and_holds_float16_as_float16() -> None:
     backend: Any = xp.Device("Metal").backend
     mx = backend.mx
     p = mx.arange(6, dtype=mx.float32).reshape(2, 3)
-    q = mx.arange(6, dtype=mx.float16).reshape(3, 2) * 10  # no standard float16
+    q = mx.arange(6, dtype=mx.float16).reshape(3, 2) * 10  # (beyond the standard)
     carrier, layout, offset, native = backend.adopt(p, ())
     assert (layout.shape, offset) == ((2, 3), 0)
     assert native is not None and native[0] is p  # the N-d form, kept for the next read
     assert carrier.mlx_array is native[1] and native[1].shape == (6,)
-    narrowed, layout, _offset, _native = backend.adopt(q, ())
-    assert narrowed.dtype() is xp.float32 and layout.shape == (3, 2)
-    np.testing.assert_array_equal(np.asarray(narrowed), np.arange(6) * 10)
+    held, layout, _offset, _native = backend.adopt(q, ())
+    assert held.dtype() is xp.float16 and layout.shape == (3, 2)
+    np.testing.assert_array_equal(np.asarray(held), np.arange(6) * 10)
     # A namespace function's result comes back launched and adopted already.
     launched = backend.ns.multiply(p, 2.0)
     assert backend.is_native(launched)
