@@ -1,17 +1,16 @@
-"""The array object of :mod:`stridewave.array_api` and the dispatch to its device's backend.
+"""The array object of :mod:`stridewave.array_api`, built by its own class.
 
 An :class:`Array` is a single-subtensor :class:`~stridewave.Tensor` (a carrier, a
 :class:`~stridewave.Layout` and an offset) with the array API's operators. Its
-device is its carrier's kind (:class:`~stridewave.array_api._device.Device`), and
-everything device-specific goes through that device's backend
-(:class:`~stridewave.array_api._backend.Backend`): :func:`read` gives an operand as
-the backend's native array without a copy, :func:`wrap` turns a backend result into
-an Array by the backend's adoption (a fresh carrier of the device's kind, or a view
-on an operand's carrier), :func:`write` is one ``Carrier.scatter``.
+device is a place (:class:`~stridewave.array_api._device.Device`), and everything
+device-specific goes through that device's backend
+(:class:`~stridewave.array_api._backend.Backend`): the operators call the dispatch
+step (:mod:`~stridewave.array_api._dispatch`, which also reads and writes operands'
+values), :meth:`Array._new` is the one constructor, and :func:`wrap` turns a
+backend result into Arrays by the backend's adoption.
 
-The operators call the namespace's functions, which live in modules that import this
-one: those modules install them here (:func:`install`) when they load, so that no
-import runs from this module back up to them.
+Indexing builds Arrays, so it sits above this module and installs
+``getitem``/``setitem`` here when it loads (:func:`install`).
 """
 
 from __future__ import annotations
@@ -27,13 +26,20 @@ import numpy as np
 
 from stridewave.array_api import _dtypes, _messages
 from stridewave.array_api._backend import (
-    EMPTY_LAYOUT,
     Adopted,
     contiguous_layout,
     strided_layout,
 )
 from stridewave.array_api._device import Device, as_device, carrier_device
-from stridewave.array_api._dispatch import binary, common_device, device_of, unary
+from stridewave.array_api._dispatch import (
+    binary,
+    common_device,
+    device_of,
+    host_values,
+    read,
+    unary,
+    write,
+)
 from stridewave.array_api._dtypes import isdtype
 from stridewave.carriers import Carrier
 from stridewave.carriers._messages import dtype_text
@@ -52,9 +58,7 @@ __all__ = [
     "device_of",
     "install",
     "permuted",
-    "read",
     "wrap",
-    "write",
 ]
 
 
@@ -139,55 +143,6 @@ def wrap_one(result: Any, device: Device) -> Array:
 def adopted(found: Adopted, device: Device) -> Array:
     """Return the Array of a backend's adopted result (a direct call's)."""
     return Array._new(found, device)
-
-
-# -- reading operands --------------------------------------------------------------------
-
-
-def host_values(value: Tensor, device: Device) -> Any:
-    """Return ``value``'s values as NumPy, for a host export (no device read noted)."""
-    if type(value) is not Array and value._carrier is None:
-        device_of(value)  # raises for compound Tensors
-    return device.backend.export(value)
-
-
-def read(value: Tensor, device: Device) -> Any:
-    """Return the backend's native array of ``value`` (no copy where the backend allows)."""
-    if type(value) is not Array and value._carrier is None:
-        device_of(value)  # raises for compound Tensors
-    return device.backend.read(value)
-
-
-# -- writing -----------------------------------------------------------------------------
-
-
-def write(
-    target: Tensor,
-    device: Device,
-    shape: tuple[int, ...],
-    strides: tuple[int, ...],
-    offset: int,
-    values: Any,
-) -> None:
-    """Write backend ``values`` (broadcast to ``shape``) into ``target``'s carrier.
-
-    One scatter (``Carrier._bulk_write``, the template of ``Carrier.scatter``, which
-    FileBacked storage takes too): element ``i`` of ``values`` goes to slot ``offset +
-    Layout(shape, strides).index(i)``; mutability, ownership and release are the
-    carrier's checks, and ``version`` advances by one.
-
-    Raises
-    ------
-    RuntimeError
-        If the carrier refuses writes (immutable, owned, released).
-    """
-    carrier = target._carrier
-    assert carrier is not None
-    source_carrier = device.backend.write_source(values, shape, target.dtype)
-    source = Tensor(source_carrier, contiguous_layout(shape))
-    # (the scatter template, FileBacked included: every listed device takes writes,
-    # CONTRACT section 9 version 3, while the spec's FileBacked.scatter keeps refusing)
-    carrier._bulk_write(source, Tensor(carrier, EMPTY_LAYOUT), Layout(shape, strides), offset)
 
 
 # -- the array object --------------------------------------------------------------------

@@ -23,9 +23,10 @@ from typing import Any, Final
 import numpy as np
 
 from stridewave.array_api import _dtypes, _messages
-from stridewave.array_api._backend import Adopted
+from stridewave.array_api._backend import EMPTY_LAYOUT, Adopted, contiguous_layout
 from stridewave.array_api._device import Device, as_device, carrier_device, default_device
 from stridewave.array_api._messages import DeviceMismatch
+from stridewave.layout import Layout
 from stridewave.tensor import Tensor
 
 __all__ = [
@@ -35,9 +36,12 @@ __all__ = [
     "device_of",
     "devices_of",
     "direct",
+    "host_values",
+    "read",
     "scalar_operand",
     "shape_of",
     "unary",
+    "write",
 ]
 
 #: Argument types that are neither arrays nor sequences: passed through unchecked.
@@ -500,3 +504,52 @@ def apply(
     call_kwargs = {k: _read_argument(v, device, sources) for k, v in kwargs.items()}
     namespace = device.backend.ns if sub is None else getattr(device.backend.ns, sub)
     return getattr(namespace, name)(*call_args, **call_kwargs), device, tuple(sources)
+
+
+# -- reading operands --------------------------------------------------------------------
+
+
+def host_values(value: Tensor, device: Device) -> Any:
+    """Return ``value``'s values as NumPy, for a host export (no device read noted)."""
+    if not placed(type(value)) and value._carrier is None:
+        device_of(value)  # raises for compound Tensors
+    return device.backend.export(value)
+
+
+def read(value: Tensor, device: Device) -> Any:
+    """Return the backend's native array of ``value`` (no copy where the backend allows)."""
+    if not placed(type(value)) and value._carrier is None:
+        device_of(value)  # raises for compound Tensors
+    return device.backend.read(value)
+
+
+# -- writing -----------------------------------------------------------------------------
+
+
+def write(
+    target: Tensor,
+    device: Device,
+    shape: tuple[int, ...],
+    strides: tuple[int, ...],
+    offset: int,
+    values: Any,
+) -> None:
+    """Write backend ``values`` (broadcast to ``shape``) into ``target``'s carrier.
+
+    One scatter (``Carrier._bulk_write``, the template of ``Carrier.scatter``, which
+    FileBacked storage takes too): element ``i`` of ``values`` goes to slot ``offset +
+    Layout(shape, strides).index(i)``; mutability, ownership and release are the
+    carrier's checks, and ``version`` advances by one.
+
+    Raises
+    ------
+    RuntimeError
+        If the carrier refuses writes (immutable, owned, released).
+    """
+    carrier = target._carrier
+    assert carrier is not None
+    source_carrier = device.backend.write_source(values, shape, target.dtype)
+    source = Tensor(source_carrier, contiguous_layout(shape))
+    # (the scatter template, FileBacked included: every listed device takes writes,
+    # CONTRACT section 9 version 3, while the spec's FileBacked.scatter keeps refusing)
+    carrier._bulk_write(source, Tensor(carrier, EMPTY_LAYOUT), Layout(shape, strides), offset)
