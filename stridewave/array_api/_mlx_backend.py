@@ -347,13 +347,43 @@ class MLXBackend:
         return self._logical(tensor, storage)
 
     def export(self, tensor: Tensor) -> npt.NDArray[Any]:
-        """Return a NumPy copy of the Tensor's values (no device read noted)."""
-        if _held(tensor._carrier):
+        """Return a NumPy copy of the Tensor's values (no device read noted).
+
+        The copy costs what it holds: a part of the carrier (a slice, an element:
+        the scalar reads) is copied from the host view of the buffer where the host
+        maps it in place, and is otherwise copied into a buffer of its own on the
+        device first, so the host maps that small buffer alone (on MLX's CUDA GPU a
+        host view of the carrier's buffer would first move all of it to managed
+        memory: ``Metal.moves_to_map``).
+        """
+        carrier = tensor._carrier
+        if _held(carrier):
             return np.array(_host_view(tensor), copy=True)
-        copied: npt.NDArray[Any] = self.to_numpy(
-            self._logical(tensor, _storage(tensor._carrier, False))
-        )
+        storage = _storage(carrier, False)
+        assert tensor._layout is not None
+        if tensor._layout._size < storage.size:
+            return self._export_part(tensor, carrier, storage)
+        copied: npt.NDArray[Any] = self.to_numpy(self._logical(tensor, storage))
         return copied
+
+    def _export_part(self, tensor: Tensor, carrier: Any, storage: Any) -> npt.NDArray[Any]:
+        """Return a NumPy copy of a Tensor over a part of its Metal storage (see export)."""
+        metal: Metal = carrier if isinstance(carrier, Metal) else carrier.primary
+        layout = tensor._layout
+        assert layout is not None
+        view = metal.read_view()
+        if view is not None:
+            check_bounds(tensor, view.shape[0])
+            copied: npt.NDArray[Any] = np.array(
+                strided_view(view, tensor._offset, layout), copy=True
+            )
+            return copied
+        mx = self.mx
+        with mx.stream(metal.mlx_device):
+            # (mx.array copies on the device: the piece has a buffer of its own)
+            piece = mx.array(self._logical(tensor, storage))
+        found: npt.NDArray[Any] = self.to_numpy(piece)
+        return found
 
     @staticmethod
     def export_writable(tensor: Tensor) -> npt.NDArray[Any] | None:

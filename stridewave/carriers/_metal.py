@@ -69,6 +69,7 @@ from stridewave.carriers._array_backed import _ArrayCarrier
 from stridewave.carriers._base import Carrier, check_flag, check_size
 from stridewave.carriers._capabilities import Capabilities, ScatterSupport
 from stridewave.carriers._mlx_runtime import (
+    CUDA_DEVICE_NAME,
     GPU_BUILD,
     import_mlx,
     mlx_eval,
@@ -528,6 +529,57 @@ class Metal(_ArrayCarrier):
                         _GPU_VIEWS.add(self)
                     self._bind_backend()
                 return self._array
+
+    def moves_to_map(self) -> bool:
+        """Whether a host view of the storage moves the whole buffer first; internal API.
+
+        True on MLX's CUDA GPU device: its buffers live in device memory, and the
+        first host access of one (the buffer protocol) copies all of it to managed
+        memory. False on MLX's CPU device and on Apple's unified memory, where the
+        host maps the buffer in place.
+
+        Returns
+        -------
+        bool
+            Whether mapping the storage on the host costs the whole buffer.
+        """
+        return self._device_name == CUDA_DEVICE_NAME
+
+    def read_view(self) -> npt.NDArray[Any] | None:
+        """Return a host view to read the storage through now, or None; internal API.
+
+        For reads of a part of the storage (the array API's exports of a slice, its
+        scalar reads): the published host view where one is taken; else, where the
+        host maps the buffer in place (:meth:`moves_to_map` False), the view taken
+        now, once the storage is computed: published (:meth:`_take_view`) when no
+        device read is recorded, else a private one (a read need not wait for the
+        operations that read the storage, only a host write does). None where taking
+        a view would move the whole buffer (the caller then copies the part on the
+        device first) or the device exposes no host view. The view is for reading:
+        writes go through the carrier.
+
+        Returns
+        -------
+        numpy.ndarray or None
+            Shape ``(size(),)``, the storage's dtype; or None (see above).
+
+        Raises
+        ------
+        RuntimeError
+            If the carrier is released.
+        """
+        view, viewed = self._array, self._viewed
+        if viewed and view.shape[0] == self._slots and self._mx_array is not None:
+            return view  # (a view published meanwhile by another thread: its own check)
+        if self.moves_to_map():
+            return None
+        if not self._pending:
+            return self._take_view()
+        array = self._mx_array  # one read: a release on another thread sets it to None
+        if array is None:
+            raise RuntimeError(_messages.released(self, "read the storage"))
+        mlx_eval(array)  # (a scheduled result may still be running)
+        return _host_view(array, storage_numpy_dtype(self._dtype))
 
     def _updated(self, mx: Any) -> Any:
         """Return a private handle on the storage for one MLX write (never the storage).
