@@ -635,6 +635,8 @@ class MLXBackend:
         """Broadcast ``array`` to ``shape`` (ValueError if it cannot)."""
         if type(array) is np.ndarray:
             return np.broadcast_to(array, shape)
+        if tuple(array.shape) == shape:
+            return array  # (an MLX array is immutable: no new node to evaluate)
         try:
             with self.stream():
                 return self.mx.broadcast_to(array, shape)
@@ -674,9 +676,22 @@ class MLXBackend:
     def write_source(self, values: Any, shape: tuple[int, ...], dtype: DType) -> Carrier:
         """Return a carrier holding ``values`` broadcast to ``shape`` (scatter source).
 
-        A Metal carrier; a host carrier for a host-held dtype.
+        A Metal carrier; a host carrier for a host-held dtype, and for a few values
+        (at most :data:`_HOST_SOURCE_MAX`: an element write, ``x[i, j] = v``), which
+        the scatter then reads on the host where it writes the buffer in place, and
+        moves to the device in one small transfer otherwise, with no device carrier
+        built and evaluated for them.
         """
-        if dtype in self.held or type(values) is np.ndarray:
+        if (
+            dtype in self.held
+            or type(values) is np.ndarray
+            or (
+                values.size <= _HOST_SOURCE_MAX
+                and tuple(values.shape) == shape
+                and values.dtype == self._to_mx.get(dtype)  # (one NumPy reads as it is)
+                and dtype in _STANDARD_DTYPES
+            )
+        ):
             host = values if type(values) is np.ndarray else self.to_numpy(values)
             flat = np.ascontiguousarray(
                 np.broadcast_to(host.astype(_dtypes.numpy_dtype(dtype), copy=False), shape)
@@ -718,6 +733,10 @@ class MLXBackend:
 
 
 _INT64_MAX: Final = 2**63 - 1
+
+#: The most values a scatter source holds on the host (:meth:`MLXBackend.write_source`).
+_HOST_SOURCE_MAX: Final = 64
+_STANDARD_DTYPES: Final = frozenset(_dtypes.DTYPES.values())
 
 
 def _wide_int(mx: Any, value: int) -> Any:

@@ -82,8 +82,10 @@ from stridewave.carriers._resources import check_host_allocation
 from stridewave.carriers._scatter import (
     ScatterPlan,
     ScatterSource,
+    TensorView,
     plan_scatter,
     scatter_indices,
+    scatter_numpy,
     strided_view,
 )
 from stridewave.carriers._storage import validate_storage_dtype
@@ -95,6 +97,10 @@ from stridewave.layout import Layout
 __all__ = ["Metal"]
 
 _METAL_DTYPES: Final[tuple[DType, ...]] = (DType.Float32, DType.Int32, DType.Bool)
+
+#: The most slots an array API write writes through the host view where the host maps
+#: the buffer in place (``Metal._writes_on_host``); a larger one is the device's.
+_HOST_WRITE_MAX: Final = 4096
 
 
 def _empty(dtype: DType) -> npt.NDArray[Any]:
@@ -545,6 +551,17 @@ class Metal(_ArrayCarrier):
         """
         return self._device_name == CUDA_DEVICE_NAME
 
+    def _writes_on_host(self, count: int) -> bool:
+        """Whether a partial write of ``count`` slots goes through the host view.
+
+        Where the host maps the buffer in place (MLX's CPU device, Apple's unified
+        memory), for at most :data:`_HOST_WRITE_MAX` slots: a larger write is the
+        device's (on a GPU its copy of the buffer is faster than the host's write).
+        Never on MLX's CUDA GPU, where a host view moves the whole buffer to managed
+        memory first.
+        """
+        return count <= _HOST_WRITE_MAX and not self.moves_to_map()
+
     def read_view(self) -> npt.NDArray[Any] | None:
         """Return a host view to read the storage through now, or None; internal API.
 
@@ -773,15 +790,48 @@ class Metal(_ArrayCarrier):
         moved to MLX. Only then is the write issued and evaluated. See
         :meth:`_scatter_mlx` for the cases.
         """
-        device = source.backend(self)
-        values = source.host() if device is None else np.empty(0, self._array.dtype)
         # The scalar fast path stays closed while MLX writes: MLX may copy the storage
         # into a new buffer, and a scalar write landing in the old one meanwhile would
         # be lost. Writers that read the gate before this see it replaced and write
         # again under the lock, into the buffer the scatter left (the move protocol of
         # docs/threads-and-processes.md).
+        device = source.backend(self)
+        values = source.host() if device is None else np.empty(0, self._array.dtype)
         with self._move("scatter", guard=False):
             self._scatter_mlx(base, mapping, values, device)
+
+    @override
+    def _bulk_write(
+        self,
+        to_scatter: TensorView,
+        scatter_onto: TensorView,
+        mapping: Layout,
+        mapping_offset: int = 0,
+    ) -> None:
+        # The array API's writes: a small partial one (an element, a short run) goes
+        # through the host view where the host writes the buffer in place, costing
+        # what it writes. MLX's slice update copies the whole buffer (the carrier's
+        # own reference keeps MLX from reusing it): one full copy per element of a
+        # loop of element writes, as scikit-learn's fill of a diagonal is. ``scatter``
+        # itself keeps MLX's write, which takes no host view.
+        host = mapping.size < self._slots and self._writes_on_host(mapping.size)
+        self._scatter_template(
+            to_scatter, scatter_onto, mapping, mapping_offset, self._host_scatter if host else None
+        )
+
+    def _host_scatter(self, base: int, mapping: Layout, source: ScatterSource) -> None:
+        """Write the source values through ``mapping`` into the host view (see _bulk_write).
+
+        Taking the view waits for the device reads recorded on the storage, so no
+        operation issued before sees the write. Where the device gives no host view,
+        MLX's write (:meth:`_raw_scatter`).
+        """
+        with self._move("scatter", guard=False):
+            view = self._take_view()
+            if view is not None and view.shape[0] == self._slots:
+                scatter_numpy(view, base, mapping, source.host())
+                return
+        self._raw_scatter(base, mapping, source)
 
     def _scatter_mlx(
         self, base: int, mapping: Layout, values: npt.NDArray[Any], device: Any
@@ -791,7 +841,8 @@ class Metal(_ArrayCarrier):
         Cases, after dropping extent-1 axes and reducing zero-stride ones (the later
         logical index wins):
 
-        * one strided run (contiguous, reversed, stepped): a slice update, no index;
+        * one strided run (contiguous, reversed, stepped; also several axes that fill
+          one dense block in row-major order): a slice update, no index;
         * several axes whose destinations fill one dense block (a transpose, possibly
           with reversed axes), from a row-major source: the source is permuted into
           the block's order on the device (one copy), then written as one run;
@@ -823,11 +874,16 @@ class Metal(_ArrayCarrier):
                 run = (plan.dest_base, count, step, plan.source_base, source_step)
             elif plan.injective:
                 block = _dense_block(plan)
-                if block is not None:
-                    self._write_block(mx, plan, block, values, device)
-                else:
+                if block is None:
                     self._write_indexed(mx, plan, values, device)
-                return
+                    return
+                low, order, flipped = block
+                if order != tuple(range(len(order))) or flipped:
+                    self._write_block(mx, plan, block, values, device)
+                    return
+                # A row-major block (plan_scatter keeps its axes apart): one run,
+                # written as a slice update or, covering every slot, a fresh buffer
+                run = (low, plan.dest.size, 1, plan.source_base, 1)
             else:
                 self._write_unique(mx, base, mapping, values, device)
                 return
@@ -1034,8 +1090,9 @@ def _dense_block(plan: ScatterPlan) -> tuple[int, tuple[int, ...], tuple[int, ..
     The destinations fill ``[low, low + size)`` exactly when the destination strides,
     taken by decreasing magnitude (``order``), are the row-major strides of the
     reordered shape; ``flipped`` lists the axes with a negative stride. ``None`` when
-    they do not, when the source positions are not row-major over the plan's shape
-    (zero-stride axes were reduced), or when the block is a plain run.
+    they do not, or when the source positions are not row-major over the plan's
+    shape (zero-stride axes were reduced). A row-major block (``order`` the axes in
+    turn, nothing flipped) is one plain run of slots.
     """
     shape, strides = plan.dest.shape, plan.dest.strides
     ndim = len(shape)
@@ -1051,8 +1108,6 @@ def _dense_block(plan: ScatterPlan) -> tuple[int, tuple[int, ...], tuple[int, ..
             return None
         step *= shape[axis]
     flipped = tuple(axis for axis in range(ndim) if strides[axis] < 0)
-    if order == tuple(range(ndim)) and not flipped:
-        return None  # a plain contiguous run: plan_scatter keeps such axes apart
     low = plan.dest_base + sum(
         (extent - 1) * stride for extent, stride in zip(shape, strides, strict=True) if stride < 0
     )
