@@ -758,14 +758,43 @@ def _wide_ints(mx: Any, args: tuple[Any, ...]) -> tuple[Any, ...] | None:
     return tuple(_wide_int(mx, a) if type(a) is int and a > _INT64_MAX else a for a in args)
 
 
-def _to_host(backend: MLXBackend, value: Any) -> Any:
+def _host_operand(backend: MLXBackend, array: Any) -> npt.NDArray[Any]:
+    """Return an MLX operand of a host computation as a read-only NumPy view (no copy).
+
+    CONTRACT section 9, version 3: an operation that runs on the host runs "over the
+    same memory (NumPy on a host view, no copy where the memory is shared)". The view
+    holds the MLX array, so the buffer outlives it; read-only, so no NumPy function
+    writes into the device's buffer, and a result that is a view of it is copied where
+    it is moved back to the device. A copy where MLX exports no buffer (bfloat16, a
+    device without host views).
+    """
+    mlx_eval(array)
+    try:
+        view: npt.NDArray[Any] = np.asarray(memoryview(array))
+    except (TypeError, ValueError, BufferError, RuntimeError):
+        copied: npt.NDArray[Any] = backend.to_numpy(array)
+        return copied
+    if view.shape != tuple(array.shape):
+        fallback: npt.NDArray[Any] = backend.to_numpy(array)  # (not MLX's shape: its copy)
+        return fallback
+    view.flags.writeable = False
+    return view
+
+
+#: Host functions that write into an operand (``array_api_compat.numpy.clip`` into
+#: its array bounds): they compute on copies of the Metal operands, not on views.
+_WRITES_ITS_OPERANDS: Final = frozenset({"clip"})
+
+
+def _to_host(backend: MLXBackend, value: Any, views: bool = True) -> Any:
+    """Return ``value`` with its MLX arrays on the host: read-only views, or copies."""
     mx = backend.mx
     if isinstance(value, mx.array):
-        return backend.to_numpy(value)
+        return _host_operand(backend, value) if views else backend.to_numpy(value)
     if isinstance(value, (list, tuple)):
-        return type(value)(_to_host(backend, v) for v in value)
+        return type(value)(_to_host(backend, v, views) for v in value)
     if isinstance(value, dict):
-        return {k: _to_host(backend, v) for k, v in value.items()}
+        return {k: _to_host(backend, v, views) for k, v in value.items()}
     if isinstance(value, mx.Dtype):
         return _dtypes.numpy_dtype(backend._from_mx[value])
     return value
@@ -998,12 +1027,22 @@ def _build(
         import array_api_compat.numpy as cnp
 
         namespace: Any = cnp if sub is None else getattr(cnp, sub)
+        function = quiet(getattr(namespace, name))
+        views = name not in _WRITES_ITS_OPERANDS
         try:
-            result = quiet(getattr(namespace, name))(
-                *_to_host(backend, list(args)), **_to_host(backend, kwargs)
-            )
+            try:
+                result = function(
+                    *_to_host(backend, list(args), views), **_to_host(backend, kwargs, views)
+                )
+            except ValueError as exc:
+                if not views or "read-only" not in str(exc):
+                    raise
+                # (a NumPy function that writes into an operand: on copies of them)
+                result = function(
+                    *_to_host(backend, list(args), False), **_to_host(backend, kwargs, False)
+                )
         finally:
-            _OPERATION.reads.clear()  # (computed from host copies: no device read)
+            _OPERATION.reads.clear()  # (computed from host values: no device read)
         if sub is None and name in _INDEX_RESULTS:
             result = _as_indices(result, _INDEX_RESULTS[name])
         return _to_device(backend, result)
