@@ -18,7 +18,12 @@ Rows
   (with its bounds check of the indices) vs raw ``mx.take`` + eval, and the check
   alone (:func:`gather_rows`);
 * ``get_value`` / ``set_value`` per element vs NumPy ``item`` / ``view[i] = v`` on
-  the same buffer, and vs MLX ``a[i].item()`` / ``a[i] = v`` + eval.
+  the same buffer, and vs MLX ``a[i].item()`` / ``a[i] = v`` + eval;
+* host reads of a part of a fresh N-element array API result ``y = x * 2 + 1``
+  (``float(y[0])``, ``numpy.array(y[10:20])``, the writable export
+  ``numpy.asarray(y[:1])``), each against computing ``y`` (a read of a part should
+  cost a small fraction of it, whatever N), and raw MLX's ``numpy.array(y_mx[:1])``
+  beside them (:func:`read_rows`).
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ import platform
 import sys
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from _timing import best_of
@@ -214,6 +220,49 @@ def gather_rows(n: int, repeat: int) -> list[tuple[str, float, float]]:
     ]
 
 
+def read_rows(n: int, repeat: int) -> tuple[float, float, list[tuple[str, float]]]:
+    """Host reads of a part of a fresh Metal result, and computing that result.
+
+    Each round reads a fresh ``y = x * 2 + 1`` (computed, untimed, in the setup), as a
+    program reads the result it just computed: the first host access of a buffer is
+    the one that costs (on MLX's CUDA GPU a host view first moves the whole buffer to
+    managed memory). Returns ``(compute y, raw MLX numpy.array(y_mx[:1]), rows)``.
+    """
+    import mlx.core as mx
+
+    import stridewave.array_api as xp
+
+    metal = xp.Device("Metal")
+    x = xp.ones(n, dtype=xp.float32, device=metal)
+    a = mx.ones((n,), dtype=mx.float32)
+    mx.eval(a)
+    fresh: list[Any] = [None]
+
+    def compute() -> None:
+        y = x * 2 + 1
+        mx.eval(y._carrier.mlx_array)
+        fresh[0] = y
+
+    def compute_raw() -> None:
+        y = a * 2 + 1
+        mx.eval(y)
+        fresh[0] = y
+
+    reads: dict[str, Callable[[Any], object]] = {
+        "float(y[0])": lambda y: float(y[0]),
+        "numpy.array(y[10:20])": lambda y: np.array(y[10:20]),
+        "numpy.asarray(y[:1]) (writable view)": lambda y: np.asarray(y[:1]),
+        "float(sum(y[:1000]))": lambda y: float(xp.sum(y[:1000])),
+    }
+    rows = [
+        (name, best_of(lambda read=read: read(fresh[0]), repeat, setup=compute))
+        for name, read in reads.items()
+    ]
+    compute_time = best_of(compute, repeat)
+    raw = best_of(lambda: np.array(fresh[0][:1]), repeat, setup=compute_raw)
+    return compute_time, raw, rows
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--big", action="store_true", help="also run N = 10**8")
@@ -267,6 +316,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'operation':<34}{'Metal':>13}{'raw MLX':>13}{'ratio':>8}")
     for name, ours, raw in gather_rows(args.n, args.repeat):
         print(f"{name:<34}{fmt(ours):>13}{fmt(raw):>13}{ours / raw:>7.2f}x")
+    for n in sizes:
+        compute_time, raw, reads = read_rows(n, args.repeat)
+        print(f"\n== host reads of a part of a fresh N = {n:,} Float32 result y = x * 2 + 1")
+        print(f"{'operation':<40}{'Metal':>13}{'/ compute y':>13}{'/ raw MLX':>11}")
+        print(f"{'compute y (x * 2 + 1, waited for)':<40}{fmt(compute_time):>13}")
+        print(f"{'raw MLX numpy.array(y_mx[:1])':<40}{fmt(raw):>13}{raw / compute_time:>12.3f}x")
+        for name, ours in reads:
+            print(f"{name:<40}{fmt(ours):>13}{ours / compute_time:>12.3f}x{ours / raw:>10.2f}x")
     print("\n== per element, 100,000-slot Float32 (raw: NumPy on the same buffer; MLX)")
     print(f"{'operation':<34}{'Metal':>13}{'NumPy':>13}{'ratio':>8}{'MLX':>16}{'ratio':>8}")
     for name, ours, numpy_, mlx_ in scalar_rows(args.repeat):

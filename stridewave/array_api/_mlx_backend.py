@@ -359,13 +359,43 @@ class MLXBackend:
         return self._logical(tensor, storage)
 
     def export(self, tensor: Tensor) -> npt.NDArray[Any]:
-        """Return a NumPy copy of the Tensor's values (no device read noted)."""
-        if _held(tensor._carrier):
+        """Return a NumPy copy of the Tensor's values (no device read noted).
+
+        The copy costs what it holds: a part of the carrier (a slice, an element:
+        the scalar reads) is copied from the host view of the buffer where the host
+        maps it in place, and is otherwise copied into a buffer of its own on the
+        device first, so the host maps that small buffer alone (on MLX's CUDA GPU a
+        host view of the carrier's buffer would first move all of it to managed
+        memory: ``Metal.moves_to_map``).
+        """
+        carrier = tensor._carrier
+        if _held(carrier):
             return np.array(_host_view(tensor), copy=True)
-        copied: npt.NDArray[Any] = self.to_numpy(
-            self._logical(tensor, _storage(tensor._carrier, False))
-        )
+        storage = _storage(carrier, False)
+        assert tensor._layout is not None
+        if tensor._layout._size < storage.size:
+            return self._export_part(tensor, carrier, storage)
+        copied: npt.NDArray[Any] = self.to_numpy(self._logical(tensor, storage))
         return copied
+
+    def _export_part(self, tensor: Tensor, carrier: Any, storage: Any) -> npt.NDArray[Any]:
+        """Return a NumPy copy of a Tensor over a part of its Metal storage (see export)."""
+        metal: Metal = carrier if isinstance(carrier, Metal) else carrier.primary
+        layout = tensor._layout
+        assert layout is not None
+        view = metal.read_view()
+        if view is not None:
+            check_bounds(tensor, view.shape[0])
+            copied: npt.NDArray[Any] = np.array(
+                strided_view(view, tensor._offset, layout), copy=True
+            )
+            return copied
+        mx = self.mx
+        with mx.stream(metal.mlx_device):
+            # (mx.array copies on the device: the piece has a buffer of its own)
+            piece = mx.array(self._logical(tensor, storage))
+        found: npt.NDArray[Any] = self.to_numpy(piece)
+        return found
 
     @staticmethod
     def export_writable(tensor: Tensor) -> npt.NDArray[Any] | None:
@@ -622,6 +652,8 @@ class MLXBackend:
         """Broadcast ``array`` to ``shape`` (ValueError if it cannot)."""
         if type(array) is np.ndarray:
             return np.broadcast_to(array, shape)
+        if tuple(array.shape) == shape:
+            return array  # (an MLX array is immutable: no new node to evaluate)
         try:
             with self.stream():
                 return self.mx.broadcast_to(array, shape)
@@ -661,9 +693,22 @@ class MLXBackend:
     def write_source(self, values: Any, shape: tuple[int, ...], dtype: DType) -> Carrier:
         """Return a carrier holding ``values`` broadcast to ``shape`` (scatter source).
 
-        A Metal carrier; a host carrier for a host-held dtype.
+        A Metal carrier; a host carrier for a host-held dtype, and for a few values
+        (at most :data:`_HOST_SOURCE_MAX`: an element write, ``x[i, j] = v``), which
+        the scatter then reads on the host where it writes the buffer in place, and
+        moves to the device in one small transfer otherwise, with no device carrier
+        built and evaluated for them.
         """
-        if dtype in self.held or type(values) is np.ndarray:
+        if (
+            dtype in self.held
+            or type(values) is np.ndarray
+            or (
+                values.size <= _HOST_SOURCE_MAX
+                and tuple(values.shape) == shape
+                and values.dtype == self._to_mx.get(dtype)  # (one NumPy reads as it is)
+                and dtype in _STANDARD_DTYPES
+            )
+        ):
             host = values if type(values) is np.ndarray else self.to_numpy(values)
             flat = np.ascontiguousarray(
                 np.broadcast_to(host.astype(_dtypes.numpy_dtype(dtype), copy=False), shape)
@@ -706,6 +751,10 @@ class MLXBackend:
 
 _INT64_MAX: Final = 2**63 - 1
 
+#: The most values a scatter source holds on the host (:meth:`MLXBackend.write_source`).
+_HOST_SOURCE_MAX: Final = 64
+_STANDARD_DTYPES: Final = frozenset(_dtypes.DTYPES.values())
+
 
 def _wide_int(mx: Any, value: int) -> Any:
     """Return a Python int in ``[2**63, 2**64)`` as a 0-d uint64 MLX array.
@@ -726,14 +775,43 @@ def _wide_ints(mx: Any, args: tuple[Any, ...]) -> tuple[Any, ...] | None:
     return tuple(_wide_int(mx, a) if type(a) is int and a > _INT64_MAX else a for a in args)
 
 
-def _to_host(backend: MLXBackend, value: Any) -> Any:
+def _host_operand(backend: MLXBackend, array: Any) -> npt.NDArray[Any]:
+    """Return an MLX operand of a host computation as a read-only NumPy view (no copy).
+
+    CONTRACT section 9, version 3: an operation that runs on the host runs "over the
+    same memory (NumPy on a host view, no copy where the memory is shared)". The view
+    holds the MLX array, so the buffer outlives it; read-only, so no NumPy function
+    writes into the device's buffer, and a result that is a view of it is copied where
+    it is moved back to the device. A copy where MLX exports no buffer (bfloat16, a
+    device without host views).
+    """
+    mlx_eval(array)
+    try:
+        view: npt.NDArray[Any] = np.asarray(memoryview(array))
+    except (TypeError, ValueError, BufferError, RuntimeError):
+        copied: npt.NDArray[Any] = backend.to_numpy(array)
+        return copied
+    if view.shape != tuple(array.shape):
+        fallback: npt.NDArray[Any] = backend.to_numpy(array)  # (not MLX's shape: its copy)
+        return fallback
+    view.flags.writeable = False
+    return view
+
+
+#: Host functions that write into an operand (``array_api_compat.numpy.clip`` into
+#: its array bounds): they compute on copies of the Metal operands, not on views.
+_WRITES_ITS_OPERANDS: Final = frozenset({"clip"})
+
+
+def _to_host(backend: MLXBackend, value: Any, views: bool = True) -> Any:
+    """Return ``value`` with its MLX arrays on the host: read-only views, or copies."""
     mx = backend.mx
     if isinstance(value, mx.array):
-        return backend.to_numpy(value)
+        return _host_operand(backend, value) if views else backend.to_numpy(value)
     if isinstance(value, (list, tuple)):
-        return type(value)(_to_host(backend, v) for v in value)
+        return type(value)(_to_host(backend, v, views) for v in value)
     if isinstance(value, dict):
-        return {k: _to_host(backend, v) for k, v in value.items()}
+        return {k: _to_host(backend, v, views) for k, v in value.items()}
     if isinstance(value, mx.Dtype):
         return _dtypes.numpy_dtype(backend._from_mx[value])
     return value
@@ -966,13 +1044,23 @@ def _build(
         import array_api_compat.numpy as cnp
 
         namespace: Any = cnp if sub is None else getattr(cnp, sub)
+        # (float16 and bfloat16 where NumPy lacks them, linalg's, through float32)
+        function = quiet(through_float32(getattr(namespace, name)))
+        views = name not in _WRITES_ITS_OPERANDS
         try:
-            # (float16 and bfloat16 where NumPy lacks them, linalg's, through float32)
-            result = quiet(through_float32(getattr(namespace, name)))(
-                *_to_host(backend, list(args)), **_to_host(backend, kwargs)
-            )
+            try:
+                result = function(
+                    *_to_host(backend, list(args), views), **_to_host(backend, kwargs, views)
+                )
+            except ValueError as exc:
+                if not views or "read-only" not in str(exc):
+                    raise
+                # (a NumPy function that writes into an operand: on copies of them)
+                result = function(
+                    *_to_host(backend, list(args), False), **_to_host(backend, kwargs, False)
+                )
         finally:
-            _OPERATION.reads.clear()  # (computed from host copies: no device read)
+            _OPERATION.reads.clear()  # (computed from host values: no device read)
         if sub is None and name in _INDEX_RESULTS:
             result = _as_indices(result, _INDEX_RESULTS[name])
         return _to_device(backend, result)

@@ -1052,8 +1052,13 @@ class Carrier(_Protocols, _ScalarBase, abc.ABC):
         scatter_onto: TensorView,
         mapping: Layout,
         mapping_offset: int,
+        write: Callable[[int, Layout, ScatterSource], None] | None = None,
     ) -> None:
-        """Run :meth:`scatter`'s checks and its one write, after its capability check."""
+        """Run :meth:`scatter`'s checks and its one write, after its capability check.
+
+        ``write``: the backend write to run instead of :meth:`_raw_scatter` (a kind's
+        own path for the array API's writes, ``_bulk_write``).
+        """
         host_only = self.capabilities.scatter is ScatterSupport.NONE
         base = check_scatter_arguments(self, to_scatter, scatter_onto, mapping, mapping_offset)
         self._require_admitted("scatter")  # refusals first, as documented (rechecked below)
@@ -1069,6 +1074,8 @@ class Carrier(_Protocols, _ScalarBase, abc.ABC):
             check_scatter_destination(self, base, mapping, onto_offset=scatter_onto.offset)
             if host_only:
                 scatter_numpy(self._raw_array(), base, mapping, source.host())
+            elif write is not None:
+                write(base, mapping, source)
             else:
                 self._raw_scatter(base, mapping, source)
 

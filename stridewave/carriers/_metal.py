@@ -69,6 +69,7 @@ from stridewave.carriers._array_backed import _ArrayCarrier
 from stridewave.carriers._base import Carrier, check_flag, check_size
 from stridewave.carriers._capabilities import Capabilities, ScatterSupport
 from stridewave.carriers._mlx_runtime import (
+    CUDA_DEVICE_NAME,
     GPU_BUILD,
     import_mlx,
     mlx_eval,
@@ -81,8 +82,10 @@ from stridewave.carriers._resources import check_host_allocation
 from stridewave.carriers._scatter import (
     ScatterPlan,
     ScatterSource,
+    TensorView,
     plan_scatter,
     scatter_indices,
+    scatter_numpy,
     strided_view,
 )
 from stridewave.carriers._storage import validate_storage_dtype
@@ -94,6 +97,10 @@ from stridewave.layout import Layout
 __all__ = ["Metal"]
 
 _METAL_DTYPES: Final[tuple[DType, ...]] = (DType.Float32, DType.Int32, DType.Bool)
+
+#: The most slots an array API write writes through the host view where the host maps
+#: the buffer in place (``Metal._writes_on_host``); a larger one is the device's.
+_HOST_WRITE_MAX: Final = 4096
 
 
 def _empty(dtype: DType) -> npt.NDArray[Any]:
@@ -543,6 +550,68 @@ class Metal(_ArrayCarrier):
                     self._bind_backend()
                 return self._array
 
+    def moves_to_map(self) -> bool:
+        """Whether a host view of the storage moves the whole buffer first; internal API.
+
+        True on MLX's CUDA GPU device: its buffers live in device memory, and the
+        first host access of one (the buffer protocol) copies all of it to managed
+        memory. False on MLX's CPU device and on Apple's unified memory, where the
+        host maps the buffer in place.
+
+        Returns
+        -------
+        bool
+            Whether mapping the storage on the host costs the whole buffer.
+        """
+        return self._device_name == CUDA_DEVICE_NAME
+
+    def _writes_on_host(self, count: int) -> bool:
+        """Whether a partial write of ``count`` slots goes through the host view.
+
+        Where the host maps the buffer in place (MLX's CPU device, Apple's unified
+        memory), for at most :data:`_HOST_WRITE_MAX` slots: a larger write is the
+        device's (on a GPU its copy of the buffer is faster than the host's write).
+        Never on MLX's CUDA GPU, where a host view moves the whole buffer to managed
+        memory first.
+        """
+        return count <= _HOST_WRITE_MAX and not self.moves_to_map()
+
+    def read_view(self) -> npt.NDArray[Any] | None:
+        """Return a host view to read the storage through now, or None; internal API.
+
+        For reads of a part of the storage (the array API's exports of a slice, its
+        scalar reads): the published host view where one is taken; else, where the
+        host maps the buffer in place (:meth:`moves_to_map` False), the view taken
+        now, once the storage is computed: published (:meth:`_take_view`) when no
+        device read is recorded, else a private one (a read need not wait for the
+        operations that read the storage, only a host write does). None where taking
+        a view would move the whole buffer (the caller then copies the part on the
+        device first) or the device exposes no host view. The view is for reading:
+        writes go through the carrier.
+
+        Returns
+        -------
+        numpy.ndarray or None
+            Shape ``(size(),)``, the storage's dtype; or None (see above).
+
+        Raises
+        ------
+        RuntimeError
+            If the carrier is released.
+        """
+        view, viewed = self._array, self._viewed
+        if viewed and view.shape[0] == self._slots and self._mx_array is not None:
+            return view  # (a view published meanwhile by another thread: its own check)
+        if self.moves_to_map():
+            return None
+        if not self._pending:
+            return self._take_view()
+        array = self._mx_array  # one read: a release on another thread sets it to None
+        if array is None:
+            raise RuntimeError(_messages.released(self, "read the storage"))
+        mlx_eval(array)  # (a scheduled result may still be running)
+        return _host_view(array, storage_numpy_dtype(self._dtype))
+
     def _updated(self, mx: Any) -> Any:
         """Return a private handle on the storage for one MLX write (never the storage).
 
@@ -737,15 +806,48 @@ class Metal(_ArrayCarrier):
         moved to MLX. Only then is the write issued and evaluated. See
         :meth:`_scatter_mlx` for the cases.
         """
-        device = source.backend(self)
-        values = source.host() if device is None else np.empty(0, self._array.dtype)
         # The scalar fast path stays closed while MLX writes: MLX may copy the storage
         # into a new buffer, and a scalar write landing in the old one meanwhile would
         # be lost. Writers that read the gate before this see it replaced and write
         # again under the lock, into the buffer the scatter left (the move protocol of
         # docs/threads-and-processes.md).
+        device = source.backend(self)
+        values = source.host() if device is None else np.empty(0, self._array.dtype)
         with self._move("scatter", guard=False):
             self._scatter_mlx(base, mapping, values, device)
+
+    @override
+    def _bulk_write(
+        self,
+        to_scatter: TensorView,
+        scatter_onto: TensorView,
+        mapping: Layout,
+        mapping_offset: int = 0,
+    ) -> None:
+        # The array API's writes: a small partial one (an element, a short run) goes
+        # through the host view where the host writes the buffer in place, costing
+        # what it writes. MLX's slice update copies the whole buffer (the carrier's
+        # own reference keeps MLX from reusing it): one full copy per element of a
+        # loop of element writes, as scikit-learn's fill of a diagonal is. ``scatter``
+        # itself keeps MLX's write, which takes no host view.
+        host = mapping.size < self._slots and self._writes_on_host(mapping.size)
+        self._scatter_template(
+            to_scatter, scatter_onto, mapping, mapping_offset, self._host_scatter if host else None
+        )
+
+    def _host_scatter(self, base: int, mapping: Layout, source: ScatterSource) -> None:
+        """Write the source values through ``mapping`` into the host view (see _bulk_write).
+
+        Taking the view waits for the device reads recorded on the storage, so no
+        operation issued before sees the write. Where the device gives no host view,
+        MLX's write (:meth:`_raw_scatter`).
+        """
+        with self._move("scatter", guard=False):
+            view = self._take_view()
+            if view is not None and view.shape[0] == self._slots:
+                scatter_numpy(view, base, mapping, source.host())
+                return
+        self._raw_scatter(base, mapping, source)
 
     def _scatter_mlx(
         self, base: int, mapping: Layout, values: npt.NDArray[Any], device: Any
@@ -755,7 +857,8 @@ class Metal(_ArrayCarrier):
         Cases, after dropping extent-1 axes and reducing zero-stride ones (the later
         logical index wins):
 
-        * one strided run (contiguous, reversed, stepped): a slice update, no index;
+        * one strided run (contiguous, reversed, stepped; also several axes that fill
+          one dense block in row-major order): a slice update, no index;
         * several axes whose destinations fill one dense block (a transpose, possibly
           with reversed axes), from a row-major source: the source is permuted into
           the block's order on the device (one copy), then written as one run;
@@ -787,11 +890,16 @@ class Metal(_ArrayCarrier):
                 run = (plan.dest_base, count, step, plan.source_base, source_step)
             elif plan.injective:
                 block = _dense_block(plan)
-                if block is not None:
-                    self._write_block(mx, plan, block, values, device)
-                else:
+                if block is None:
                     self._write_indexed(mx, plan, values, device)
-                return
+                    return
+                low, order, flipped = block
+                if order != tuple(range(len(order))) or flipped:
+                    self._write_block(mx, plan, block, values, device)
+                    return
+                # A row-major block (plan_scatter keeps its axes apart): one run,
+                # written as a slice update or, covering every slot, a fresh buffer
+                run = (low, plan.dest.size, 1, plan.source_base, 1)
             else:
                 self._write_unique(mx, base, mapping, values, device)
                 return
@@ -998,8 +1106,9 @@ def _dense_block(plan: ScatterPlan) -> tuple[int, tuple[int, ...], tuple[int, ..
     The destinations fill ``[low, low + size)`` exactly when the destination strides,
     taken by decreasing magnitude (``order``), are the row-major strides of the
     reordered shape; ``flipped`` lists the axes with a negative stride. ``None`` when
-    they do not, when the source positions are not row-major over the plan's shape
-    (zero-stride axes were reduced), or when the block is a plain run.
+    they do not, or when the source positions are not row-major over the plan's
+    shape (zero-stride axes were reduced). A row-major block (``order`` the axes in
+    turn, nothing flipped) is one plain run of slots.
     """
     shape, strides = plan.dest.shape, plan.dest.strides
     ndim = len(shape)
@@ -1015,8 +1124,6 @@ def _dense_block(plan: ScatterPlan) -> tuple[int, tuple[int, ...], tuple[int, ..
             return None
         step *= shape[axis]
     flipped = tuple(axis for axis in range(ndim) if strides[axis] < 0)
-    if order == tuple(range(ndim)) and not flipped:
-        return None  # a plain contiguous run: plan_scatter keeps such axes apart
     low = plan.dest_base + sum(
         (extent - 1) * stride for extent, stride in zip(shape, strides, strict=True) if stride < 0
     )

@@ -21,6 +21,7 @@ from typing import Any, Final
 from stridewave.carriers import _messages
 
 __all__ = [
+    "CUDA_DEVICE_NAME",
     "DEVICE_ENV",
     "EVAL_LOCK",
     "FORKED_AFTER_MLX",
@@ -157,6 +158,10 @@ def gpu_backend(mx: Any) -> str | None:
     return None
 
 
+#: The description of MLX's CUDA GPU device (:func:`select_device`): its buffers live
+#: in device memory, and a host view of one first moves all of it to managed memory.
+CUDA_DEVICE_NAME: Final = "MLX GPU device (CUDA)"
+
 #: Whether MLX has a GPU runtime (Apple Metal or CUDA), known once a carrier selected
 #: its device (read by ``_take_view``).
 GPU_BUILD: Final[list[bool]] = [False]
@@ -192,7 +197,9 @@ def select_device(mx: Any) -> tuple[Any, str]:
             f"(a testing aid).",
             f"no GPU runtime; install mlx[cuda13] (Linux, NVIDIA) or set {DEVICE_ENV}=cpu",
         )
-    return mx.Device(mx.gpu), f"MLX GPU device ({'Apple Metal' if backend == 'metal' else 'CUDA'})"
+    return mx.Device(mx.gpu), (
+        "MLX GPU device (Apple Metal)" if backend == "metal" else CUDA_DEVICE_NAME
+    )
 
 
 def runtime() -> tuple[bool, str]:
