@@ -29,11 +29,7 @@ The bridge to the carrier is the Metal carrier's internal API: ``mlx_array``,
 
 from __future__ import annotations
 
-import functools
-import os
-import threading
 import types
-import weakref
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
@@ -44,21 +40,16 @@ from stridewave.array_api._backend import (
     Adopted,
     check_bounds,
     contiguous_layout,
-    quiet,
-    through_float32,
 )
 from stridewave.array_api._places import carrier_for, place
 from stridewave.carriers import Carrier, Evictable, Metal
 from stridewave.carriers._extension import HALF_DTYPES
 from stridewave.carriers._metal import check_result_size
 from stridewave.carriers._mlx_runtime import (
-    DEVICE_ENV,
-    FORKED_AFTER_MLX,
     import_mlx,
     mlx_eval,
     require_alive,
     runtime,
-    select_device,
 )
 from stridewave.carriers._scatter import strided_view
 from stridewave.dtypes import DType
@@ -67,6 +58,24 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     from stridewave.tensor import Tensor
+
+from stridewave.array_api._mlx_namespace import (
+    HOST_SOURCE_MAX,
+    INT64_MAX,
+    KEEPS_ITS_DTYPE,
+    STANDARD_DTYPES,
+    Namespace,
+    direct_call,
+    wide_int,
+)
+from stridewave.array_api._mlx_state import (
+    OPERATION,
+    DeviceChoice,
+    Result,
+    mlx_device,
+    note_read,
+    record_reads,
+)
 
 __all__ = ["MLXBackend", "backend", "describe"]
 
@@ -88,115 +97,6 @@ _UINT64: Final = _dtypes.DTYPES["uint64"]
 _BFLOAT16: Final = _dtypes.numpy_dtype(_dtypes.bfloat16)
 
 
-class _Device:
-    """The MLX device of the Metal carriers, chosen once per process setting."""
-
-    key: str | None = None
-    device: Any = None
-    name: str = ""
-
-
-def _mlx_device() -> tuple[Any, str]:
-    key = os.environ.get(DEVICE_ENV, "")
-    if _Device.key != key or _Device.device is None:
-        _Device.device, _Device.name = select_device(import_mlx())
-        _Device.key = key
-    return _Device.device, _Device.name
-
-
-# -- device reads: what a host write into a carrier must wait for ---------------------
-
-
-class _Operation(threading.local):
-    """The Metal carriers read by the calling thread's operation being prepared.
-
-    ``read()`` notes each Metal carrier it reads here (a weak reference: a failed
-    operation keeps nothing alive); :meth:`MLXBackend.complete` records the array it
-    scheduled on each of them (``Metal.note_device_read``), after which a host write
-    into such a carrier waits for that array.
-    """
-
-    def __init__(self) -> None:
-        self.reads: list[weakref.ref[Metal]] = []
-        #: the carriers this thread recorded reads on (None on the main thread)
-        self.records = (
-            None
-            if threading.current_thread() is threading.main_thread()
-            else _ThreadRecords(threading.get_ident())
-        )
-
-
-class _ThreadRecords:
-    """The Metal carriers a thread other than the main one recorded device reads on.
-
-    A record holds its result's buffer until the carrier's next host access or the
-    thread's next read of it; a thread that has ended makes no next read. This object
-    lives in the thread's :class:`_Operation` and is dropped when the thread ends:
-    it then waits for the thread's last record on each carrier and forgets it
-    (``Metal.forget_reads_of``), so an ended thread keeps no result alive.
-    """
-
-    __slots__ = ("carriers", "thread")
-
-    def __init__(self, thread: int) -> None:
-        self.thread = thread
-        self.carriers: weakref.WeakSet[Metal] = weakref.WeakSet()
-
-    def __del__(self) -> None:
-        for carrier in list(self.carriers):
-            carrier.forget_reads_of(self.thread)
-
-
-_OPERATION: Final = _Operation()
-get_ident: Final = threading.get_ident
-
-
-def _note_read(carrier: Metal) -> None:
-    """Note that this thread's operation being prepared reads ``carrier``.
-
-    The list is emptied at each launch; reads that launch nothing leave their notes
-    until then, so a repeat of the last one is not noted again, and past 64 notes the
-    dead ones are dropped.
-    """
-    reads = _OPERATION.reads
-    if reads and reads[-1]() is carrier:
-        return
-    if len(reads) >= 64:
-        reads[:] = [ref for ref in reads if ref() is not None]
-    reads.append(weakref.ref(carrier))
-
-
-def _record(first: Metal | None, other: Metal | None, scheduled: Any) -> None:
-    """Record ``scheduled`` as a device read of the carriers the operation read.
-
-    ``first``/``other``: the operand carriers of a direct call; ``None``: those this
-    thread's ``read()`` noted. Called once the operation is launched and before it
-    returns: a host write ordered after the call then waits for ``scheduled``; one
-    racing the call itself is unordered with it, as between any two threads.
-    """
-    operation = _OPERATION
-    records = operation.records
-    thread = get_ident()
-    if first is not None:
-        first.note_device_read(thread, scheduled)
-        if other is not None and other is not first:
-            other.note_device_read(thread, scheduled)
-        if records is not None:  # (a thread other than the main one: see _ThreadRecords)
-            records.carriers.add(first)
-            if other is not None:
-                records.carriers.add(other)
-        return
-    reads = operation.reads
-    if reads:
-        for ref in reads:
-            carrier = ref()
-            if carrier is not None:
-                carrier.note_device_read(thread, scheduled)
-                if records is not None:
-                    records.carriers.add(carrier)
-        reads.clear()
-
-
 def _storage(carrier: Carrier | None, note: bool) -> Any:
     """Return the live 1-D MLX array of a Metal carrier (an Evictable: of its primary).
 
@@ -211,7 +111,7 @@ def _storage(carrier: Carrier | None, note: bool) -> Any:
         if not isinstance(carrier, Metal):
             raise TypeError(f"{carrier!r} is not a Metal carrier.")
     if note:
-        _note_read(carrier)
+        note_read(carrier)
     array = carrier.mlx_array
     if array is None:
         raise RuntimeError(_messages.released(carrier))
@@ -252,15 +152,6 @@ def _hold(result: npt.NDArray[Any]) -> Adopted:
     return (carrier, contiguous_layout(tuple(array.shape)), 0, None)
 
 
-class _Result:
-    """A namespace function's result, already launched and adopted (``ns.f(...)``)."""
-
-    __slots__ = ("adopted",)
-
-    def __init__(self, adopted: Adopted) -> None:
-        self.adopted = adopted
-
-
 class MLXBackend:
     """Compute for the Metal device: ``mlx.core`` on the Metal carriers' MLX device.
 
@@ -297,7 +188,7 @@ class MLXBackend:
         self._dtypes = types.MappingProxyType(
             {**self._to_mx, **{d: _dtypes.numpy_dtype(d) for d in self.held}}
         )
-        self.ns = _Namespace(self)
+        self.ns = Namespace(self)
         self._directs: dict[str, Callable[..., Adopted | None] | None] = {}
 
     def describe(self) -> str:
@@ -327,7 +218,7 @@ class MLXBackend:
         """
         if requested is not None:
             return self.native_dtype(requested)
-        if dtype in _KEEPS_ITS_DTYPE:
+        if dtype in KEEPS_ITS_DTYPE:
             return None  # (MLX sums a floating dtype in itself: no dtype checks per call)
         return self._to_mx[_dtypes.accumulator_dtype(dtype, _INT64, _UINT64)]
 
@@ -338,7 +229,7 @@ class MLXBackend:
         after MLX started, where MLX work would hang or crash.
         """
         require_alive("run MLX work")
-        device, _name = _mlx_device()
+        device, _name = mlx_device()
         return self.mx.stream(device)
 
     # -- reading ---------------------------------------------------------------------------
@@ -349,7 +240,7 @@ class MLXBackend:
         carrier = tensor._carrier
         if type(carrier) is Metal:
             storage = carrier.mlx_array
-            _note_read(carrier)
+            note_read(carrier)
             if storage is None:
                 raise RuntimeError(_messages.released(carrier))
         elif _held(carrier):
@@ -473,7 +364,7 @@ class MLXBackend:
     def is_native(self, value: object) -> bool:
         """Return whether ``value`` is an MLX array or a launched result."""
         return (
-            type(value) is _Result
+            type(value) is Result
             or isinstance(value, self.mx.array)
             or type(value) is np.ndarray  # (a host-held dtype's result)
         )
@@ -529,11 +420,11 @@ class MLXBackend:
         flat = shaped if shaped.ndim == 1 else mx.reshape(shaped, (-1,), stream=mx_device)
         if flat.size:
             mlx_eval(flat, schedule_only=True)
-            _record(first, other, flat)
+            record_reads(first, other, flat)
         else:
             mx.eval(flat)  # an empty array is never scheduled (nothing to overlap)
             if first is None:
-                _OPERATION.reads.clear()
+                OPERATION.reads.clear()
         carrier = self._kinds[dtype].adopt_array(
             flat, mx_device, device_name, dtype, mutable=True, scheduled=True
         )
@@ -546,13 +437,13 @@ class MLXBackend:
 
     def adopt(self, result: Any, sources: tuple[Tensor, ...] = ()) -> Adopted:
         """Adopt an MLX result (or a launched one) as a fresh Metal carrier (no copy)."""
-        if type(result) is _Result:
+        if type(result) is Result:
             return result.adopted
         if type(result) is np.ndarray:
             return _hold(result)
-        device, name = _Device.device, _Device.name
+        device, name = DeviceChoice.device, DeviceChoice.name
         if device is None:
-            device, name = _mlx_device()
+            device, name = mlx_device()
         return self.complete(result, device, name)
 
     @staticmethod
@@ -578,7 +469,7 @@ class MLXBackend:
         try:
             return self._directs[name]
         except KeyError:
-            found = self._directs[name] = _direct(self, name)
+            found = self._directs[name] = direct_call(self, name)
             return found
 
     # -- conversions -----------------------------------------------------------------------
@@ -644,8 +535,8 @@ class MLXBackend:
         if dtype in self.held:
             return np.asarray(value, dtype=_dtypes.numpy_dtype(dtype))
         with self.stream():
-            if type(value) is int and value > _INT64_MAX:
-                value = _wide_int(self.mx, value)
+            if type(value) is int and value > INT64_MAX:
+                value = wide_int(self.mx, value)
             return self.mx.array(value, dtype=self._to_mx[dtype])
 
     def broadcast_to(self, array: Any, shape: tuple[int, ...]) -> Any:
@@ -694,7 +585,7 @@ class MLXBackend:
         """Return a carrier holding ``values`` broadcast to ``shape`` (scatter source).
 
         A Metal carrier; a host carrier for a host-held dtype, and for a few values
-        (at most :data:`_HOST_SOURCE_MAX`: an element write, ``x[i, j] = v``), which
+        (at most :data:`HOST_SOURCE_MAX`: an element write, ``x[i, j] = v``), which
         the scatter then reads on the host where it writes the buffer in place, and
         moves to the device in one small transfer otherwise, with no device carrier
         built and evaluated for them.
@@ -703,10 +594,10 @@ class MLXBackend:
             dtype in self.held
             or type(values) is np.ndarray
             or (
-                values.size <= _HOST_SOURCE_MAX
+                values.size <= HOST_SOURCE_MAX
                 and tuple(values.shape) == shape
                 and values.dtype == self._to_mx.get(dtype)  # (one NumPy reads as it is)
-                and dtype in _STANDARD_DTYPES
+                and dtype in STANDARD_DTYPES
             )
         ):
             host = values if type(values) is np.ndarray else self.to_numpy(values)
@@ -721,7 +612,7 @@ class MLXBackend:
             # mx.array, and the carrier's device scatter needs row-major storage.
             full = self.mx.broadcast_to(self.astype(values, dtype), shape)
             flat = self.mx.contiguous(full).reshape(-1)
-        mx_device, name = _mlx_device()
+        mx_device, name = mlx_device()
         found: Metal = self._kinds[dtype].adopt_array(
             flat, mx_device, name, dtype, mutable=False, scheduled=False
         )
@@ -744,503 +635,6 @@ class MLXBackend:
         array = self._logical(tensor, _storage(tensor._carrier, False))
         device: tuple[int, int] = tuple(array.__dlpack_device__())
         return device
-
-
-# -- the namespace over MLX arrays --------------------------------------------------------
-
-
-_INT64_MAX: Final = 2**63 - 1
-
-#: The most values a scatter source holds on the host (:meth:`MLXBackend.write_source`).
-_HOST_SOURCE_MAX: Final = 64
-_STANDARD_DTYPES: Final = frozenset(_dtypes.DTYPES.values())
-
-
-def _wide_int(mx: Any, value: int) -> Any:
-    """Return a Python int in ``[2**63, 2**64)`` as a 0-d uint64 MLX array.
-
-    MLX converts a Python int through int64 and raises ``std::bad_cast`` beyond it;
-    a 0-d uint64 array takes part in an operation as the scalar did.
-    """
-    return mx.array(np.array(value, dtype=np.uint64))
-
-
-def _wide_ints(mx: Any, args: tuple[Any, ...]) -> tuple[Any, ...] | None:
-    """Return ``args`` with each Python int beyond int64 made a uint64 0-d array.
-
-    ``None`` if there is none (an MLX error that these ints did not cause).
-    """
-    if not any(type(a) is int and a > _INT64_MAX for a in args):
-        return None
-    return tuple(_wide_int(mx, a) if type(a) is int and a > _INT64_MAX else a for a in args)
-
-
-def _host_operand(backend: MLXBackend, array: Any) -> npt.NDArray[Any]:
-    """Return an MLX operand of a host computation as a read-only NumPy view (no copy).
-
-    CONTRACT section 9, version 3: an operation that runs on the host runs "over the
-    same memory (NumPy on a host view, no copy where the memory is shared)". The view
-    holds the MLX array, so the buffer outlives it; read-only, so no NumPy function
-    writes into the device's buffer, and a result that is a view of it is copied where
-    it is moved back to the device. A copy where MLX exports no buffer (bfloat16, a
-    device without host views).
-    """
-    mlx_eval(array)
-    try:
-        view: npt.NDArray[Any] = np.asarray(memoryview(array))
-    except (TypeError, ValueError, BufferError, RuntimeError):
-        copied: npt.NDArray[Any] = backend.to_numpy(array)
-        return copied
-    if view.shape != tuple(array.shape):
-        fallback: npt.NDArray[Any] = backend.to_numpy(array)  # (not MLX's shape: its copy)
-        return fallback
-    view.flags.writeable = False
-    return view
-
-
-#: Host functions that write into an operand (``array_api_compat.numpy.clip`` into
-#: its array bounds): they compute on copies of the Metal operands, not on views.
-_WRITES_ITS_OPERANDS: Final = frozenset({"clip"})
-
-
-def _to_host(backend: MLXBackend, value: Any, views: bool = True) -> Any:
-    """Return ``value`` with its MLX arrays on the host: read-only views, or copies."""
-    mx = backend.mx
-    if isinstance(value, mx.array):
-        return _host_operand(backend, value) if views else backend.to_numpy(value)
-    if isinstance(value, (list, tuple)):
-        return type(value)(_to_host(backend, v, views) for v in value)
-    if isinstance(value, dict):
-        return {k: _to_host(backend, v, views) for k, v in value.items()}
-    if isinstance(value, mx.Dtype):
-        return _dtypes.numpy_dtype(backend._from_mx[value])
-    return value
-
-
-def _to_device(backend: MLXBackend, value: Any) -> Any:
-    if isinstance(value, (np.ndarray, np.generic)):
-        array = np.asarray(value)
-        dtype = _dtypes.from_numpy(array.dtype) or _dtypes.narrow(array.dtype)
-        if dtype in backend.held:
-            # (a dtype MLX cannot hold on its device: kept in host memory, no narrowing)
-            return np.array(array, order="C", copy=True)
-        return backend.asarray(array, dtype)
-    if isinstance(value, tuple) and hasattr(value, "_fields"):
-        return type(value)(*(_to_device(backend, v) for v in value))
-    if isinstance(value, (list, tuple)):
-        return type(value)(_to_device(backend, v) for v in value)
-    return value
-
-
-class _Namespace:
-    """The array API functions over MLX arrays (what ``backend.ns`` is for Metal)."""
-
-    def __init__(self, backend: MLXBackend) -> None:
-        from stridewave.array_api import _mlx_linalg  # (the device factorizations)
-
-        self._backend = backend
-        self.linalg = _Sub(backend, "linalg", {**backend.shims.LINALG, **_mlx_linalg.LINALG})
-        self.fft = _Sub(backend, "fft", backend.shims.FFT)
-
-    def __getattr__(self, name: str) -> Callable[..., Any]:
-        func = _build(self._backend, name, self._backend.shims.MAIN)
-        setattr(self, name, func)
-        return func
-
-
-class _Sub:
-    def __init__(self, backend: MLXBackend, sub: str, table: dict[str, Any]) -> None:
-        self._backend = backend
-        self._sub = sub
-        self._table = table
-
-    def __getattr__(self, name: str) -> Callable[..., Any]:
-        func = _build(self._backend, name, self._table, sub=self._sub)
-        setattr(self, name, func)
-        return func
-
-
-def _implementation(backend: MLXBackend, entry: Any, name: str) -> Callable[..., Any]:
-    """Return the MLX function of a table entry (a renamed ``mlx.core`` function or a shim).
-
-    A function of :data:`_PROBES` checks its operand's dtype first: where MLX is less
-    accurate than NumPy on that dtype (:func:`computes_on_host`), it raises
-    ``NeedsHost`` and the call runs in NumPy on a host copy.
-    """
-    impl: Callable[..., Any] = getattr(backend.mx, entry) if isinstance(entry, str) else entry
-    if name in backend.shims.SHARES_INPUT:
-        impl = backend.shims.private(impl)
-    if name in _PROBES:
-        impl = _accurate(backend, name, impl)
-    return impl
-
-
-# -- where each function computes: MLX's accuracy against NumPy's, measured ---------------
-
-#: The elementwise functions whose accuracy on the MLX device is measured, each with
-#: the interval of its probe (the standard's names; two-operand ones take the probe
-#: and its reverse).
-_PROBES: Final[dict[str, tuple[float, float]]] = {
-    "exp": (-20.0, 20.0),
-    "expm1": (-20.0, 20.0),
-    "log": (1e-3, 1e3),
-    "log1p": (-0.9, 1e3),
-    "log2": (1e-3, 1e3),
-    "log10": (1e-3, 1e3),
-    "sqrt": (0.0, 1e3),
-    "sin": (-30.0, 30.0),
-    "cos": (-30.0, 30.0),
-    "tan": (-1.5, 1.5),
-    "asin": (-0.99, 0.99),
-    "acos": (-0.99, 0.99),
-    "atan": (-30.0, 30.0),
-    "sinh": (-10.0, 10.0),
-    "cosh": (-10.0, 10.0),
-    "tanh": (-10.0, 10.0),
-    "asinh": (-30.0, 30.0),
-    "acosh": (1.001, 100.0),
-    "atanh": (-0.99, 0.99),
-    "logaddexp": (-20.0, 20.0),
-    "pow": (0.1, 4.0),
-    "atan2": (-30.0, 30.0),
-}
-_BINARY_PROBES: Final = frozenset({"logaddexp", "pow", "atan2"})
-
-#: How many units in the last place MLX may be less accurate than NumPy on the probe
-#: before the function computes on the host (float32 and float64).
-ULP_SLACK: Final = 2.0
-
-#: ``(function, MLX dtype, MLX device key)`` to whether it computes on the host.
-_ON_HOST: dict[tuple[str, Any, str], bool] = {}
-_ON_HOST_LOCK: Final = threading.Lock()
-if hasattr(os, "register_at_fork"):  # inherited held by a vanished thread: reset
-    os.register_at_fork(after_in_child=getattr(_ON_HOST_LOCK, "_at_fork_reinit"))  # noqa: B009
-
-
-def _ulp_error(got: Any, truth: Any, np_dtype: Any) -> float:
-    """Return the largest error of ``got`` against ``truth`` in units of ``np_dtype``'s ulp."""
-    wide = np.asarray(truth, dtype=np.longdouble)
-    ulp = np.spacing(np.abs(np.asarray(truth, dtype=np_dtype))).astype(np.longdouble)
-    finite = np.isfinite(wide) & (ulp > 0)
-    error = np.abs(np.asarray(got, dtype=np.longdouble) - wide)[finite] / ulp[finite]
-    return float(error.max()) if error.size else 0.0
-
-
-def computes_on_host(backend: MLXBackend, name: str, mx_dtype: Any) -> bool:
-    """Return whether ``name`` on ``mx_dtype`` computes in NumPy on the host (measured once).
-
-    The standard's accuracy is NumPy's: a function whose MLX result on the probe of
-    :data:`_PROBES` is more than :data:`ULP_SLACK` ulps less accurate than NumPy's
-    own (both against a long-double reference) runs on the host for that dtype, on
-    that MLX device (CONTRACT section 9, version 3: "an operation runs on the
-    accelerator wherever MLX computes that dtype there at NumPy's accuracy"). Only
-    float32 and float64 are measured; other dtypes compute on the device.
-
-    Parameters
-    ----------
-    backend : MLXBackend
-        The Metal backend.
-    name : str
-        A function of :data:`_PROBES`.
-    mx_dtype : mlx.core.Dtype
-        The operand's MLX dtype.
-
-    Returns
-    -------
-    bool
-        True where the host computes it.
-    """
-    mx = backend.mx
-    _device_now, device_name = _mlx_device()
-    key = (name, mx_dtype, device_name)
-    found = _ON_HOST.get(key)
-    if found is not None:
-        return found
-    if mx_dtype not in (mx.float32, mx.float64):
-        _ON_HOST[key] = False
-        return False
-    with _ON_HOST_LOCK:
-        found = _ON_HOST.get(key)
-        if found is None:
-            found = _ON_HOST[key] = _measure(backend, name, mx_dtype)
-    return found
-
-
-def _measure(backend: MLXBackend, name: str, mx_dtype: Any) -> bool:
-    """Probe ``name`` on ``mx_dtype``: is MLX less accurate than NumPy (see computes_on_host)."""
-    import array_api_compat.numpy as cnp
-
-    mx = backend.mx
-    np_dtype = np.float32 if mx_dtype == mx.float32 else np.float64
-    low, high = _PROBES[name]
-    x = np.linspace(low, high, 4099).astype(np_dtype)
-    operands = [x, x[::-1].copy()] if name in _BINARY_PROBES else [x]
-    numpy_function = getattr(cnp, name)
-    with np.errstate(all="ignore"):
-        truth = numpy_function(*(o.astype(np.longdouble) for o in operands))
-        numpy_error = _ulp_error(numpy_function(*operands), truth, np_dtype)
-    entry = backend.shims.MAIN[name]
-    impl = getattr(mx, entry) if isinstance(entry, str) else entry
-    device, _name = _mlx_device()
-    with mx.stream(device):
-        out = impl(*(mx.array(o, dtype=mx_dtype) for o in operands))
-        mlx_eval(out)
-    with np.errstate(all="ignore"):
-        mlx_error = _ulp_error(np.array(out), truth, np_dtype)
-    return bool(mlx_error > numpy_error + ULP_SLACK)
-
-
-def _accurate(backend: MLXBackend, name: str, impl: Callable[..., Any]) -> Callable[..., Any]:
-    """Wrap ``impl``: raise ``NeedsHost`` for an operand dtype MLX computes less accurately."""
-    array_type = backend.mx.array
-    needs_host = backend.shims.NeedsHost
-    on_host = _ON_HOST
-
-    def accurate(*args: Any, **kwargs: Any) -> Any:
-        for value in args:
-            if type(value) is array_type:
-                dtype = value.dtype
-                found = on_host.get((name, dtype, _Device.name))
-                if found is None:
-                    found = computes_on_host(backend, name, dtype)
-                if found:
-                    raise needs_host
-                break
-        return impl(*args, **kwargs)
-
-    accurate.__name__ = getattr(impl, "__name__", name)
-    return accurate
-
-
-#: Delegated functions that answer indices (NumPy's in int64), with the fields of their
-#: named-tuple results that hold them (``None``: the whole result). On Metal they are
-#: in the device's default indexing dtype, int64, as the device's own functions' are.
-_INDEX_RESULTS: Final[dict[str, tuple[str, ...] | None]] = {
-    "searchsorted": None,
-    "nonzero": None,
-    "unique_all": ("indices", "inverse_indices", "counts"),
-    "unique_counts": ("counts",),
-    "unique_inverse": ("inverse_indices",),
-}
-
-
-def _as_indices(result: Any, fields: tuple[str, ...] | None) -> Any:
-    """Return the NumPy ``result`` with its index arrays (``fields``) in int64."""
-    if fields is not None:
-        return result._replace(**{f: _as_indices(getattr(result, f), None) for f in fields})
-    if isinstance(result, tuple):
-        return tuple(_as_indices(r, None) for r in result)
-    return result.astype(np.int64) if result.dtype.kind in "iu" else result
-
-
-def _build(
-    backend: MLXBackend, name: str, table: dict[str, Any], sub: str | None = None
-) -> Callable[..., Any]:
-    """Return the MLX implementation of ``name`` (or the NumPy host delegation)."""
-    mx = backend.mx
-    shims = backend.shims
-
-    def host(*args: Any, **kwargs: Any) -> Any:
-        import array_api_compat.numpy as cnp
-
-        namespace: Any = cnp if sub is None else getattr(cnp, sub)
-        # (float16 and bfloat16 where NumPy lacks them, linalg's, through float32)
-        function = quiet(through_float32(getattr(namespace, name)))
-        views = name not in _WRITES_ITS_OPERANDS
-        try:
-            try:
-                result = function(
-                    *_to_host(backend, list(args), views), **_to_host(backend, kwargs, views)
-                )
-            except ValueError as exc:
-                if not views or "read-only" not in str(exc):
-                    raise
-                # (a NumPy function that writes into an operand: on copies of them)
-                result = function(
-                    *_to_host(backend, list(args), False), **_to_host(backend, kwargs, False)
-                )
-        finally:
-            _OPERATION.reads.clear()  # (computed from host values: no device read)
-        if sub is None and name in _INDEX_RESULTS:
-            result = _as_indices(result, _INDEX_RESULTS[name])
-        return _to_device(backend, result)
-
-    host.__name__ = name
-    entry = table.get(name)
-    if entry is None:
-        return host
-    impl = _implementation(backend, entry, name)
-    array_type, stream, complete = mx.array, mx.stream, backend.complete
-    needs_host, touches_empty, environ_get = shims.NeedsHost, shims.touches_empty, os.environ.get
-    ndarray_type, np_dtype_type = np.ndarray, np.dtype
-    transform = sub == "fft"
-    float64, complex64 = getattr(mx, "float64", None), mx.complex64
-
-    @functools.wraps(impl)
-    def on_device(*args: Any, **kwargs: Any) -> Any:
-        # (touches_empty, inlined for positional arrays: this runs before every launch)
-        float64_seen = complex_seen = False  # (see below)
-        for value in (*args, *kwargs.values()) if kwargs else args:
-            if type(value) is array_type:
-                if not value.size:
-                    return host(*args, **kwargs)
-                dtype = value.dtype  # (MLX's dtypes compare equal, never identical)
-                if dtype == float64:
-                    float64_seen = True
-                elif dtype == complex64:
-                    complex_seen = True
-            elif type(value) is complex:
-                complex_seen = True
-            elif type(value) is ndarray_type or isinstance(value, np_dtype_type):
-                return host(*args, **kwargs)  # (a host-held dtype: NumPy computes it)
-            elif (type(value) is list or type(value) is tuple) and touches_empty(value, {}):
-                return host(*args, **kwargs)
-        if float64_seen and (complex_seen or transform):
-            # float64 with complex64 or a Python complex is complex128 (the standard's
-            # promotion), and so is a transform of float64, which MLX would give as
-            # complex64: NumPy computes them
-            return host(*args, **kwargs)
-        device, device_name = _Device.device, _Device.name  # (backend.stream(), inlined)
-        if device is None or environ_get(DEVICE_ENV, "") != _Device.key:
-            device, device_name = _mlx_device()
-        try:
-            with stream(device):
-                try:
-                    out = impl(*args, **kwargs)
-                except RuntimeError:
-                    # (std::bad_cast of a uint64 Python int: checked only on failure,
-                    # so no call pays for it)
-                    wide = _wide_ints(mx, args)
-                    if wide is None:
-                        raise
-                    out = impl(*wide, **kwargs)
-            if type(out) is array_type and out.size:
-                # Launched now, before the Python that wraps the result runs.
-                return _Result(complete(out, device, device_name))
-        except needs_host:
-            return host(*args, **kwargs)
-        except BaseException:
-            _OPERATION.reads.clear()  # (failed: nothing launched reads them)
-            raise
-        _OPERATION.reads.clear()  # (nothing scheduled reads them)
-        return out
-
-    return on_device
-
-
-#: Reductions (``axis``, ``keepdims`` and plain keywords) whose direct call reduces
-#: a 1-D operand whole into the (1,)-shaped storage form of its 0-d result.
-_REDUCTIONS: Final = frozenset(
-    {"sum", "prod", "max", "min", "mean", "std", "var", "all", "any", "argmax", "argmin"}
-)
-
-#: Operand types a direct call passes through unchanged (Python scalars).
-_PLAIN: Final = frozenset({bool, int, float})
-
-#: The dtypes whose sums and products MLX accumulates in themselves (the standard's
-#: default for floating dtypes).
-_KEEPS_ITS_DTYPE: Final = frozenset(
-    d for d in _dtypes.DTYPES.values() if _dtypes.isdtype(d, ("real floating", "complex floating"))
-)
-
-#: The second operand of a one-operand direct call (a marker: None is a value).
-_ABSENT: Final = object()
-
-
-def _direct(backend: MLXBackend, name: str) -> Callable[..., Adopted | None] | None:
-    """Build :meth:`MLXBackend.direct` for ``name`` (see there)."""
-    entry = backend.shims.MAIN.get(name)
-    if entry is None:
-        return None  # delegated to NumPy: the general path
-    mx = backend.mx
-    impl = _implementation(backend, entry, name)
-    array_type, stream, complete, logical = mx.array, mx.stream, backend.complete, backend._logical
-    needs_host = backend.shims.NeedsHost
-    forked = FORKED_AFTER_MLX  # (one flag: a direct call never reaches stream())
-
-    def run(
-        operands: tuple[Any, ...],
-        kwargs: dict[str, Any],
-        carrier: Metal,
-        other: Metal | None,
-        shape: tuple[int, ...] | None = None,
-    ) -> Adopted | None:
-        if forked[0]:
-            require_alive("run MLX work")
-        if kwargs and any(isinstance(v, np.dtype) for v in kwargs.values()):
-            return None  # (a host-held dtype asked for: the general path computes it)
-        mx_device = carrier.mlx_device
-        try:
-            with stream(mx_device):
-                out = impl(*operands, **kwargs)
-        except needs_host:
-            return None
-        except RuntimeError:
-            if _wide_ints(mx, operands) is None:
-                raise
-            return None  # (a uint64 Python int: the general path converts it)
-        if type(out) is not array_type:
-            return None  # (a tuple, a list: the general path wraps each)
-        return complete(out, mx_device, carrier.mlx_device_name, carrier, other, shape)
-
-    def call(x1: Any, x2: Any = _ABSENT, /, **kwargs: Any) -> Adopted | None:
-        # (one or two operands, unrolled: this runs before every launch)
-        carrier: Any = None  # the first Metal operand's carrier
-        other: Any = None  # the second one's
-        if type(x1) in _PLAIN:
-            first, a1 = None, x1
-        else:
-            carrier = x1._carrier
-            if type(carrier) is not Metal:
-                return None  # an Evictable, another kind: the general path
-            storage = carrier.mlx_array
-            if storage is None or not x1._layout._size:
-                return None  # released (the general path raises); empty (touches_empty)
-            first = x1
-            a1 = logical(x1, storage)
-        if x2 is _ABSENT:
-            if first is None:
-                return None
-            return run((a1,), kwargs, carrier, None)
-        if type(x2) in _PLAIN:
-            if first is None:
-                return None
-            a2 = x2
-        else:
-            other = x2._carrier
-            if type(other) is not Metal:
-                return None
-            storage = other.mlx_array
-            if storage is None or not x2._layout._size:
-                return None
-            if first is None:
-                carrier, other = other, None
-            elif x2._device is not first._device:
-                return None  # (the general path raises the devices' ValueError)
-            a2 = logical(x2, storage)
-        return run((a1, a2), kwargs, carrier, other)
-
-    if name not in _REDUCTIONS:
-        call.__name__ = name
-        return call
-
-    def reduction(
-        x: Any, /, *, axis: Any = None, keepdims: bool = False, **kwargs: Any
-    ) -> Adopted | None:
-        # A 1-D operand reduced whole: MLX's keepdims form of the 0-d result, shape
-        # (1,), is its storage form itself (no reshape in the graph, less Python).
-        layout: Any = x._layout
-        carrier: Any = x._carrier
-        if axis is not None or keepdims or type(carrier) is not Metal or len(layout._shape) != 1:
-            return call(x, axis=axis, keepdims=keepdims, **kwargs)
-        storage = carrier.mlx_array
-        if storage is None or not layout._size:
-            return None  # released (the general path raises); empty (touches_empty)
-        kwargs.update(axis=None, keepdims=True)
-        return run((logical(x, storage),), kwargs, carrier, None, ())
-
-    reduction.__name__ = name
-    return reduction
 
 
 _BACKEND: list[MLXBackend] = []

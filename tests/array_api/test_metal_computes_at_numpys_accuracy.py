@@ -57,12 +57,12 @@ def test_each_function_is_within_two_ulps_of_numpys_accuracy_on_metal(
 
 
 def test_integer_and_complex_operands_are_not_measured_and_stay_on_the_device() -> None:
-    from stridewave.array_api import _mlx_backend
+    from stridewave.array_api import _mlx_namespace
 
     backend: Any = METAL.backend
     mx = backend.mx
-    assert not _mlx_backend.computes_on_host(backend, "exp", mx.complex64)
-    assert not _mlx_backend.computes_on_host(backend, "sqrt", mx.int32)
+    assert not _mlx_namespace.computes_on_host(backend, "exp", mx.complex64)
+    assert not _mlx_namespace.computes_on_host(backend, "sqrt", mx.int32)
 
 
 def test_a_function_computed_on_the_host_still_gives_a_writable_metal_array() -> None:
@@ -79,29 +79,29 @@ def test_threads_racing_for_a_first_measurement_measure_once_and_agree(
     import sys
     import threading
 
-    from stridewave.array_api import _mlx_backend
+    from stridewave.array_api import _mlx_namespace
 
     backend: Any = METAL.backend
     mx = backend.mx
     calls: list[int] = []
-    real = _mlx_backend._measure
+    real = _mlx_namespace._measure
 
     def counting(*args: Any) -> bool:
         calls.append(1)
         return real(*args)
 
-    monkeypatch.setattr(_mlx_backend, "_measure", counting)
+    monkeypatch.setattr(_mlx_namespace, "_measure", counting)
     old = sys.getswitchinterval()
     sys.setswitchinterval(1e-6)
     try:
         for trial in range(5):
-            _mlx_backend._ON_HOST.clear()
+            _mlx_namespace._ON_HOST.clear()
             calls.clear()
             answers: list[bool] = []
             threads = [
                 threading.Thread(
                     target=lambda found=answers: found.append(
-                        _mlx_backend.computes_on_host(backend, "cos", mx.float32)
+                        _mlx_namespace.computes_on_host(backend, "cos", mx.float32)
                     )
                 )
                 for _ in range(8)
@@ -114,4 +114,4 @@ def test_threads_racing_for_a_first_measurement_measure_once_and_agree(
             assert len(set(answers)) == 1 and len(answers) == 8
     finally:
         sys.setswitchinterval(old)
-        _mlx_backend._ON_HOST.clear()
+        _mlx_namespace._ON_HOST.clear()
