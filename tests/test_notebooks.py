@@ -3,8 +3,10 @@
 ``tools/run_notebooks.py`` runs them and stores the outputs. This test checks the stored
 copies were run top to bottom without errors and hold their figures, then runs each
 notebook again on a copy with the outputs cleared, comparing with nothing stored: the
-stored outputs (memory figures, paths, timings) can differ from run to run without
-making the test flaky, and cannot hide a notebook that no longer runs.
+measured figures in the stored outputs (memory) can differ from run to run without
+making the test flaky, and cannot hide a notebook that no longer runs. Dates, timings
+and machine paths are kept out of them altogether
+(``test_stored_notebooks_hold_no_dates_timings_or_machine_paths.py``).
 """
 
 from __future__ import annotations

@@ -8,8 +8,10 @@ Run after changing a notebook, then commit the result::
 Each notebook runs on a fresh ``python3`` Jupyter kernel with ``notebooks/`` as its
 working directory, with matplotlib's inline backend, so figures are stored as PNG
 outputs. ``tests/test_notebooks.py`` runs them again on every test run (on a copy,
-compared with nothing stored, so volatile outputs such as memory figures and paths
-cannot make it flaky).
+compared with nothing stored, so volatile outputs such as memory figures cannot make
+it flaky). Stored outputs hold no dates, timings or machine paths (the notebooks print
+stable text, and no execution timestamps are recorded), which
+``tests/test_stored_notebooks_hold_no_dates_timings_or_machine_paths.py`` checks.
 """
 
 from __future__ import annotations
@@ -32,8 +34,10 @@ def main(names: list[str]) -> int:
     try:
         for path in paths:
             nb = nbformat.read(path, as_version=4)
+            for cell in nb.cells:  # timings an older run stored
+                cell.metadata.pop("execution", None)
             client = nbclient.NotebookClient(
-                nb, timeout=600, kernel_name="python3",
+                nb, timeout=600, kernel_name="python3", record_timing=False,
                 resources={"metadata": {"path": str(path.parent)}},
             )  # fmt: skip
             client.execute()

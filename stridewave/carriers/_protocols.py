@@ -7,8 +7,9 @@ Mixed into :class:`~stridewave.Carrier`, so every kind gets, with no per-kind co
 * **DLPack**: ``__dlpack__(*, stream=None, max_version=None, dl_device=None,
   copy=None)`` and ``__dlpack_device__()``, see :func:`export_dlpack`;
 * **the buffer protocol** (``__buffer__``, read-only; Python 3.12+ calls it);
-* ``__mlx_array__`` (``mlx.core.array(c)``: a copy) and ``__arrow_array__``
-  (``pyarrow.array(c)`` keeps float32, int32 and bool, vectorized);
+* ``__mlx_array__`` (``mlx.core.array(c)``: a copy), ``__jax_array__``
+  (``jax.numpy.asarray(c)``: a copy) and ``__arrow_array__`` (``pyarrow.array(c)``
+  keeps float32, int32 and bool, vectorized);
 * ``__dask_tokenize__`` (Dask names a graph without pickling the values);
 * notebook niceties: a ``repr`` tail previewing the values as NumPy does, ``_repr_html_``,
   and the context-manager protocol (``with sw.CPU(n) as c:`` releases on exit);
@@ -492,6 +493,33 @@ class _Protocols:
         """
         mx = MLX_IMPORTER[0]()  # registered by carriers/_metal.py (lazy mlx import)
         return mx.array(np.array(self.__array__(), copy=True))
+
+    def __jax_array__(self) -> Any:
+        """Return the values as a new ``jax.Array`` (``jax.numpy.asarray(c)``): a copy.
+
+        JAX reads an input's ``dtype`` attribute as a NumPy dtype, which a carrier's
+        spec-fixed ``dtype()`` method is not; ``jax.numpy`` asks ``__jax_array__``
+        first, so this hands it the values instead.
+
+        Returns
+        -------
+        jax.Array
+            Shape ``(size(),)``, the storage's NumPy dtype (as ``numpy.asarray(c)``,
+            narrowed by JAX where its 64-bit mode is off); on JAX's default device;
+            independent of later writes to the carrier.
+
+        Raises
+        ------
+        RuntimeError
+            If the carrier is released.
+        ImportError
+            If JAX is not installed.
+        """
+        import jax.numpy as jnp  # optional consumer: only JAX calls this
+
+        # A private copy: JAX may wrap host memory without copying, and a JAX array
+        # must not change when the carrier is written later.
+        return jnp.asarray(np.array(self.__array__(), copy=True))
 
     def __arrow_array__(self, type: Any = None) -> Any:
         """Return the values as a ``pyarrow.Array`` (``pyarrow.array(c)``), types kept.

@@ -92,6 +92,17 @@ def test_jax_gets_values_and_cannot_write_back(carrier: sw.Carrier, entry: str) 
     changed = imported.at[0].set(99.0)  # JAX arrays are immutable: a new array
     assert float(changed[0]) == 99.0
     assert_untouched(carrier, version)
+    carrier[0] = 42.0  # and JAX's array is a copy: a later write leaves it as it was
+    assert float(imported[0]) == VALUES[0]
+
+
+def test_jax_refuses_a_released_carrier(carrier: sw.Carrier) -> None:
+    pytest.importorskip("jax")
+    import jax.numpy as jnp
+
+    carrier.release()
+    with pytest.raises(RuntimeError, match="released"):
+        jnp.asarray(carrier)
 
 
 def test_jax_dlpack_module_function(carrier: sw.Carrier) -> None:
