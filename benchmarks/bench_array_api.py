@@ -162,10 +162,10 @@ def _cpu_rows(
 def _metal_rows(
     n: int, m: int, rounds: int, wait: str, dtype: str
 ) -> list[tuple[str, float, str, float, float, str]]:
-    from stridewave.carriers._metal import _import_mlx, _select_device
+    from stridewave.carriers._mlx_runtime import import_mlx, select_device
 
-    mx = _import_mlx()
-    device, _name = _select_device(mx)
+    mx = import_mlx()
+    device, _name = select_device(mx)
     gpu = os.environ.get("STRIDEWAVE_METAL_DEVICE", "").strip().lower() != "cpu"
     target = "<= 1.1x"
     metal = xp.Device("Metal")
