@@ -308,6 +308,47 @@ def _direct_ufunc(backend: HostBackend, ufunc: np.ufunc) -> Callable[..., Adopte
     return binary
 
 
+#: The dtypes whose ``x ** 2`` NumPy's operator computes as ``square(x)``, exactly
+#: ``power(x, 2)`` (integers wrap alike; a real float's square is correctly rounded).
+_SQUARED: Final = frozenset(
+    _dtypes.DTYPES[name]
+    for name in (
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "float32",
+        "float64",
+    )
+)
+
+
+def _squaring(
+    power: Callable[..., Adopted | None], square: Callable[..., Adopted | None]
+) -> Callable[..., Adopted | None]:
+    """Return ``pow``'s direct call, squaring where the exponent is the scalar 2.
+
+    NumPy's ``a ** 2`` calls ``square`` (its operator's fast scalar power), twice as
+    fast as ``power(a, 2)`` and equal to it on the integer and real floating dtypes:
+    the CPU device gives ``x ** 2`` that speed too.
+    """
+
+    def call(x1: Any, x2: Any) -> Adopted | None:
+        if (x2 == 2 and type(x2) in _EXPONENTS) and getattr(x1, "_dtype", None) in _SQUARED:
+            return square(x1)
+        return power(x1, x2)
+
+    return call
+
+
+#: The exponents ``pow``'s direct call squares for (the Python int and float 2).
+_EXPONENTS: Final = frozenset({int, float})
+
+
 #: A released carrier of each FileBacked class, for ``new_like`` on adoption.
 _FILE_PROTOTYPES: dict[type[Carrier], Carrier] = {}
 
@@ -576,6 +617,8 @@ class HostBackend:
             and name not in _SHIMMED
         ):
             found = _direct_ufunc(self, ufunc)
+            if ufunc is np.power:
+                found = _squaring(found, _direct_ufunc(self, np.square))
         self._directs[name] = found
         return found
 

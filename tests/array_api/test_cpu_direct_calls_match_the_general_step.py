@@ -145,3 +145,19 @@ def test_threads_computing_at_once_in_the_quiet_context_get_ieee_results_silentl
             thread.join(timeout=120)
     assert not errors, errors[0]
     assert not [w for w in caught if issubclass(w.category, RuntimeWarning)]
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint16", "int64", "float32", "float64"])
+@pytest.mark.parametrize("exponent", [2, 2.0, 3, 0.5])
+def test_a_scalar_power_gives_numpys_operator_result(dtype: str, exponent: float) -> None:
+    # NumPy's ``a ** 2`` squares; the CPU device's ``x ** 2`` gives the same values
+    # and dtype, and any other exponent is ``power``'s.
+    if type(exponent) is float and not dtype.startswith("float"):
+        pytest.skip("a float exponent takes an integer array to float64 (NumPy's rule)")
+    values = np.random.default_rng(5).uniform(0, 11, size=(4, 5)).astype(dtype)
+    x = xp.asarray(values)
+    expected = values**exponent
+    got = np.asarray(x**exponent)
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(np.asarray(xp.pow(x, exponent)), np.power(values, exponent))
