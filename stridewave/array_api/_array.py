@@ -238,6 +238,8 @@ def _inplace(name: str) -> Callable[[Array, object], Array]:
     def method(self: Array, other: object) -> Array:
         if not isinstance(other, _OPERANDS):
             return NotImplemented  # type: ignore[no-any-return]
+        if self._device.backend.update_in_place(name, self, other):
+            return self  # (computed into the carrier: one write, as NumPy's)
         result = Array._new(*binary(name, self, other))
         if result.shape != self.shape:
             raise ValueError(_messages.inplace_shape(name, self.shape, result.shape))
@@ -298,9 +300,11 @@ class Array(Tensor):
     makes (transposes, reshapes, broadcasts) share the carrier; boolean and integer
     array indexing give fresh arrays.
 
-    *Writes*: ``__setitem__`` and in-place operators are one ``Carrier.scatter``
-    each: a read-only, released or owned carrier refuses with ``RuntimeError``, and
-    a successful write advances the carrier's ``version`` by one.
+    *Writes*: ``__setitem__`` and in-place operators are one write each (a
+    ``Carrier.scatter``; an arithmetic in-place operator on host storage computes
+    into the carrier, as NumPy's do): a read-only, released or owned carrier refuses
+    with ``RuntimeError``, and a successful write advances the carrier's ``version``
+    by one.
     """
 
     __slots__ = ("_device", "_native")

@@ -132,6 +132,14 @@ class Backend(Protocol):
         """Make the carrier of a fresh result from its token; return it and the new token."""
         ...
 
+    def update_in_place(self, name: str, target: Tensor, operand: object) -> bool:
+        """Compute ``target = name(target, operand)`` into its storage, or return False.
+
+        True when done (one write, one version step); False where the backend does
+        not take the call (the caller computes a result and scatters it).
+        """
+        ...
+
     def direct(self, name: str) -> Callable[..., Adopted | None] | None:
         """Return a fast call of ``name`` on this device's Arrays, or None if there is none."""
         ...

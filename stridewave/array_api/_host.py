@@ -38,11 +38,10 @@ from stridewave.carriers._extension import HALF_DTYPES, CPUExtension, GenericExt
 from stridewave.carriers._scatter import strided_view
 from stridewave.dtypes import DType
 from stridewave.layout import Layout
+from stridewave.tensor import Tensor
 
 if TYPE_CHECKING:
     import numpy.typing as npt
-
-    from stridewave.tensor import Tensor
 
 __all__ = ["HostBackend", "backend", "describe"]
 
@@ -338,7 +337,7 @@ def _squaring(
     """
 
     def call(x1: Any, x2: Any) -> Adopted | None:
-        if (x2 == 2 and type(x2) in _EXPONENTS) and getattr(x1, "_dtype", None) in _SQUARED:
+        if type(x2) in _EXPONENTS and x2 == 2 and getattr(x1, "_dtype", None) in _SQUARED:
             return square(x1)
         return power(x1, x2)
 
@@ -347,6 +346,39 @@ def _squaring(
 
 #: The exponents ``pow``'s direct call squares for (the Python int and float 2).
 _EXPONENTS: Final = frozenset({int, float})
+
+
+#: The functions an in-place operator computes into the carrier (NumPy's ufuncs).
+_IN_PLACE: Final = {
+    "add": np.add,
+    "subtract": np.subtract,
+    "multiply": np.multiply,
+    "divide": np.true_divide,
+    "pow": np.power,
+}
+_INTEGER_SCALARS: Final = frozenset({int})
+_REAL_SCALARS: Final = frozenset({int, float})
+_ALL_SCALARS: Final = frozenset({int, float, complex})
+#: For each dtype: the functions whose result keeps it, and the Python scalar types
+#: that do not widen it (bool scalars are left to the general path).
+_IN_PLACE_DTYPES: Final[dict[DType, tuple[frozenset[str], frozenset[type]]]] = {
+    **{
+        _dtypes.DTYPES[n]: (frozenset({"add", "subtract", "multiply", "pow"}), _INTEGER_SCALARS)
+        for n in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+    },
+    **{_dtypes.DTYPES[n]: (frozenset(_IN_PLACE), _REAL_SCALARS) for n in ("float32", "float64")},
+    **{
+        _dtypes.DTYPES[n]: (frozenset(_IN_PLACE), _ALL_SCALARS) for n in ("complex64", "complex128")
+    },
+}
+
+
+def _fits(dtype: DType, value: object) -> bool:
+    """Whether a Python scalar operand fits ``dtype`` as NumPy takes it without a cast."""
+    if type(value) is not int:
+        return True
+    info = _dtypes.iinfo(dtype) if _dtypes.isdtype(dtype, "integral") else None
+    return info is None or info.min <= value <= info.max
 
 
 #: A released carrier of each FileBacked class, for ``new_like`` on adoption.
@@ -621,6 +653,84 @@ class HostBackend:
                 found = _squaring(found, _direct_ufunc(self, np.square))
         self._directs[name] = found
         return found
+
+    def update_in_place(self, name: str, target: Tensor, operand: object) -> bool:
+        """Compute ``target = name(target, operand)`` into the carrier, as NumPy's ``x += y``.
+
+        One write of the carrier (:meth:`Carrier._update_storage`: its lock, checks
+        and one version step), the ufunc writing its result into the target's view of
+        the storage (``out=``): no result array, no second pass, as NumPy's in-place
+        operators. Taken only where the answer is the general path's: an arithmetic
+        function whose result keeps the target's dtype (an Array operand of that
+        dtype broadcasting to the target's shape, or a Python scalar of a kind that
+        promotes no further), host storage that takes writes, and no NumPy error
+        state set by the caller (the general path computes first and writes after,
+        so a raising error state must raise before anything is written).
+
+        Parameters
+        ----------
+        name : str
+            ``add``, ``subtract``, ``multiply``, ``divide`` or ``pow``.
+        target : Tensor
+            The Array written, on this device.
+        operand : object
+            The other operand (an Array of this device, or a Python scalar).
+
+        Returns
+        -------
+        bool
+            True when the carrier was updated; False where the general path runs.
+
+        Raises
+        ------
+        RuntimeError
+            If the carrier refuses writes (``scatter``'s refusals).
+        """
+        ufunc = _IN_PLACE.get(name)
+        if ufunc is None or ERRSTATE is None or ERRSTATE.get() is not UNSET_ERRSTATE:
+            return False
+        dtype = target.dtype
+        rules = _IN_PLACE_DTYPES.get(dtype)
+        if rules is None or name not in rules[0]:
+            return False
+        kind = type(operand)
+        if kind in _PY_SCALARS:
+            if kind not in rules[1] or not _fits(dtype, operand):
+                return False
+            if name == "pow" and rules[1] is _INTEGER_SCALARS and operand < 0:  # type: ignore[operator]
+                return False  # (NumPy refuses negative powers of integers: the general path)
+            value: Any = operand
+        elif isinstance(operand, Tensor) and getattr(operand, "_dtype", None) is dtype:
+            if getattr(operand, "_device", None) is not getattr(target, "_device", None):
+                return False
+            try:
+                if np.broadcast_shapes(target.shape, operand.shape) != target.shape:
+                    return False
+            except ValueError:
+                return False
+            value = self.read(operand)
+        else:
+            return False
+        carrier = target._carrier
+        layout = target._layout
+        if carrier is None or layout is None or not carrier.is_mutable():
+            return False
+        caps = carrier.capabilities
+        if not (caps.exports_views and caps.host_addressable):
+            return False
+        offset = target._offset
+
+        def update(storage: npt.NDArray[Any]) -> None:
+            check_bounds(target, storage.shape[0])
+            view = strided_view(storage, offset, layout)
+            try:
+                QUIET(ufunc, view, value, out=view)
+            except RuntimeError:  # (another thread computes in the context)
+                with np.errstate(all="ignore"):
+                    ufunc(view, value, out=view)
+
+        carrier._update_storage(update)
+        return True
 
     # -- conversions ---------------------------------------------------------------------
 

@@ -457,6 +457,26 @@ class MLXBackend:
         """
         raise RuntimeError("a Metal result always has its carrier; nothing to make")
 
+    @staticmethod
+    def update_in_place(name: str, target: Tensor, operand: object) -> bool:
+        """Return False: an in-place operator on Metal is a result and one scatter.
+
+        Parameters
+        ----------
+        name : str
+            The namespace function.
+        target : Tensor
+            The Array written.
+        operand : object
+            The other operand.
+
+        Returns
+        -------
+        bool
+            False.
+        """
+        return False
+
     def direct(self, name: str) -> Callable[..., Adopted | None] | None:
         """Return ``name`` as a call on Metal Arrays that skips the general dispatch.
 

@@ -1046,6 +1046,40 @@ class Carrier(_Protocols, _ScalarBase, abc.ABC):
                 )
         return raw
 
+    def _update_storage(self, update: Callable[[npt.NDArray[Any]], None]) -> None:
+        """Run ``update`` on the host storage array as one write (one version step).
+
+        The array-API façade's in-place operators on host storage (``x += y``
+        computed into the carrier, as NumPy's in-place operators compute): under the
+        lock, the write guard and one page-in as for ``scatter``; ``version`` advances
+        by one when ``update`` returns, and stays where it was if it raises.
+
+        Parameters
+        ----------
+        update : callable
+            Called with the storage, shape ``(size(),)`` and writable; it writes the
+            new values into it.
+
+        Raises
+        ------
+        RuntimeError
+            If the carrier is released, immutable, or owned outside its owner's scope
+            (``scatter``'s refusals and messages).
+        TypeError
+            If the kind's storage is not host addressable (``capabilities``).
+        """
+        caps = self.capabilities
+        if not (caps.exports_views and caps.host_addressable):
+            raise TypeError(f"{self!r} has no host storage to update in place.")
+        self._require_admitted("scatter")
+        with self._mutation("scatter"):
+            raw = self._raw_array()
+            if not raw.flags.writeable:
+                raise RuntimeError(
+                    _messages.not_writable(self, "scatter", intrinsic=False, owner=None)
+                )
+            update(raw)
+
     def _scatter_template(
         self,
         to_scatter: TensorView,

@@ -161,3 +161,10 @@ def test_a_scalar_power_gives_numpys_operator_result(dtype: str, exponent: float
     assert got.dtype == expected.dtype
     np.testing.assert_array_equal(got, expected)
     np.testing.assert_array_equal(np.asarray(xp.pow(x, exponent)), np.power(values, exponent))
+
+
+def test_a_power_of_two_arrays_is_powers_not_a_square() -> None:
+    base = np.array([1.5, 2.0, 3.0], dtype=np.float32)
+    exponent = np.array([2.0, 3.0, 0.5], dtype=np.float32)
+    got = xp.asarray(base) ** xp.asarray(exponent)
+    np.testing.assert_array_equal(np.asarray(got), base**exponent)
