@@ -157,10 +157,14 @@ def test_a_scalar_power_gives_numpys_operator_result(dtype: str, exponent: float
     values = np.random.default_rng(5).uniform(0, 11, size=(4, 5)).astype(dtype)
     x = xp.asarray(values)
     expected = values**exponent
-    got = np.asarray(x**exponent)
-    assert got.dtype == expected.dtype
-    np.testing.assert_array_equal(got, expected)
-    np.testing.assert_array_equal(np.asarray(xp.pow(x, exponent)), np.power(values, exponent))
+    for got in (np.asarray(x**exponent), np.asarray(xp.pow(x, exponent))):
+        assert got.dtype == expected.dtype
+        if exponent == 2 or not dtype.startswith("float"):
+            np.testing.assert_array_equal(got, expected)
+        else:
+            # (NumPy's operator computes ``a ** 0.5`` as ``sqrt`` on some versions and
+            # as ``power`` on others: within one ulp either way)
+            np.testing.assert_array_max_ulp(got, expected, maxulp=1)
 
 
 def test_a_power_of_two_arrays_is_powers_not_a_square() -> None:

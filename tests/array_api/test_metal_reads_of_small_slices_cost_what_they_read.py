@@ -87,7 +87,25 @@ _READS: list[tuple[str, Callable[[Any], Any], Callable[[np.ndarray[Any, Any]], A
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("read", [r[1] for r in _READS], ids=[r[0] for r in _READS])
+#: NumPy before 2.1 calls ``__array__`` without ``copy=``, so ``numpy.array(y[a:b])``
+#: asks for the export (a view of the whole buffer) rather than a copy of the part.
+_COPY_PASSED = np.lib.NumpyVersion(np.__version__) >= "2.1.0"
+_needs_copy_passed = pytest.mark.skipif(
+    not _COPY_PASSED, reason="NumPy < 2.1 does not pass copy= to __array__"
+)
+
+
+@pytest.mark.parametrize(
+    "read",
+    [
+        pytest.param(
+            r[1],
+            id=r[0],
+            marks=[_needs_copy_passed] if "numpy.array" in r[0] or "2-D" in r[0] else [],
+        )
+        for r in _READS
+    ],
+)
 def test_a_read_of_a_part_maps_only_a_buffer_of_its_own_where_a_view_moves_the_buffer(
     moving_device: _Spy, read: Callable[[Any], Any]
 ) -> None:
@@ -126,6 +144,7 @@ def test_a_read_of_a_part_sees_every_write_before_it_where_a_view_moves_the_buff
     np.testing.assert_array_equal(np.array(y[5:8]), [12.0, -3.0, 16.0])
 
 
+@_needs_copy_passed
 def test_a_read_of_a_part_reads_through_the_host_view_where_the_host_maps_in_place() -> None:
     y = _fresh_result()
     carrier = y._carrier
