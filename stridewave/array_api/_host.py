@@ -309,21 +309,13 @@ def _direct_ufunc(backend: HostBackend, ufunc: np.ufunc) -> Callable[..., Adopte
 
 #: The dtypes whose ``x ** 2`` NumPy's operator computes as ``square(x)``, exactly
 #: ``power(x, 2)`` (integers wrap alike; a real float's square is correctly rounded).
-_SQUARED: Final = frozenset(
-    _dtypes.DTYPES[name]
-    for name in (
-        "int8",
-        "int16",
-        "int32",
-        "int64",
-        "uint8",
-        "uint16",
-        "uint32",
-        "uint64",
-        "float32",
-        "float64",
-    )
-)
+_SQUARED: Final = {
+    **{
+        _dtypes.DTYPES[name]: frozenset({int})  # (a float exponent gives float64)
+        for name in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+    },
+    **{_dtypes.DTYPES[name]: frozenset({int, float}) for name in ("float32", "float64")},
+}
 
 
 def _squaring(
@@ -337,15 +329,12 @@ def _squaring(
     """
 
     def call(x1: Any, x2: Any) -> Adopted | None:
-        if type(x2) in _EXPONENTS and x2 == 2 and getattr(x1, "_dtype", None) in _SQUARED:
+        kinds = _SQUARED.get(getattr(x1, "_dtype", DType.Bool))  # (a scalar: none)
+        if kinds is not None and type(x2) in kinds and x2 == 2:
             return square(x1)
         return power(x1, x2)
 
     return call
-
-
-#: The exponents ``pow``'s direct call squares for (the Python int and float 2).
-_EXPONENTS: Final = frozenset({int, float})
 
 
 #: The functions an in-place operator computes into the carrier (NumPy's ufuncs).
@@ -708,6 +697,8 @@ class HostBackend:
                     return False
             except ValueError:
                 return False
+            if name == "pow" and rules[1] is _INTEGER_SCALARS:
+                return False  # (a negative exponent raises midway: the general path)
             value = self.read(operand)
         else:
             return False

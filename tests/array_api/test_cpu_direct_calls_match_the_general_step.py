@@ -172,3 +172,10 @@ def test_a_power_of_two_arrays_is_powers_not_a_square() -> None:
     exponent = np.array([2.0, 3.0, 0.5], dtype=np.float32)
     got = xp.asarray(base) ** xp.asarray(exponent)
     np.testing.assert_array_equal(np.asarray(got), base**exponent)
+
+
+def test_an_integer_array_to_the_float_two_is_float64_as_in_numpy() -> None:
+    values = np.array([16, 3], dtype=np.int8)
+    got = np.asarray(xp.asarray(values) ** 2.0)
+    assert got.dtype == np.float64
+    np.testing.assert_array_equal(got, values**2.0)

@@ -113,3 +113,12 @@ def test_an_in_place_operator_writes_into_the_storage_without_a_scatter(
     x += xp.asarray(np.ones(6, dtype=np.float32), device=host_device)
     np.testing.assert_array_equal(np.asarray(x.carrier), np.arange(6, dtype=np.float32) * 3 + 1)
     assert np.shares_memory(np.asarray(x.carrier), storage) or host_device.name == "FileBacked"
+
+
+def test_a_failed_integer_power_with_an_array_exponent_writes_nothing() -> None:
+    x = xp.asarray(np.array([3, 4, 5]))
+    before = x.carrier.version
+    with pytest.raises(ValueError):
+        x **= xp.asarray(np.array([2, -1, 2]))
+    assert x.carrier.version == before
+    np.testing.assert_array_equal(np.asarray(x), [3, 4, 5])
