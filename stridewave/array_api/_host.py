@@ -295,26 +295,27 @@ def _direct_ufunc(backend: HostBackend, ufunc: np.ufunc) -> Callable[..., Adopte
                 result = QUIET(ufunc, a, b)
             except RuntimeError:  # (another thread computes in the context)
                 result = loud(a, b)
-        if type(result) is np.ndarray and result.flags.c_contiguous:
-            dtype = dtypes.get(result.dtype)
-            if dtype is not None:
-                layout = layouts.get(result.shape)
-                if layout is None:
-                    layout = contiguous_layout(result.shape)
-                return (None, layout, 0, (result, LAZY, dtype))
-        return adopt(result, ())
+        return fresh(result)
 
     return binary
 
 
+#: The namespace's integer, real floating and complex floating dtypes (the fast
+#: paths' rules below are per group).
+_INTEGERS: Final = tuple(
+    _dtypes.DTYPES[n]
+    for n in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+)
+_REALS: Final = (_dtypes.DTYPES["float32"], _dtypes.DTYPES["float64"])
+_COMPLEXES: Final = (_dtypes.DTYPES["complex64"], _dtypes.DTYPES["complex128"])
+
 #: The dtypes whose ``x ** 2`` NumPy's operator computes as ``square(x)``, exactly
-#: ``power(x, 2)`` (integers wrap alike; a real float's square is correctly rounded).
+#: ``power(x, 2)`` (integers wrap alike; a real float's square is correctly rounded),
+#: each with the exponent types it squares for (a float exponent takes an integer
+#: array to float64).
 _SQUARED: Final = {
-    **{
-        _dtypes.DTYPES[name]: frozenset({int})  # (a float exponent gives float64)
-        for name in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
-    },
-    **{_dtypes.DTYPES[name]: frozenset({int, float}) for name in ("float32", "float64")},
+    **{dtype: frozenset({int}) for dtype in _INTEGERS},
+    **{dtype: frozenset({int, float}) for dtype in _REALS},
 }
 
 
@@ -345,19 +346,18 @@ _IN_PLACE: Final = {
     "divide": np.true_divide,
     "pow": np.power,
 }
-_INTEGER_SCALARS: Final = frozenset({int})
-_REAL_SCALARS: Final = frozenset({int, float})
-_ALL_SCALARS: Final = frozenset({int, float, complex})
-#: For each dtype: the functions whose result keeps it, and the Python scalar types
-#: that do not widen it (bool scalars are left to the general path).
-_IN_PLACE_DTYPES: Final[dict[DType, tuple[frozenset[str], frozenset[type]]]] = {
+#: For each dtype: the functions whose result keeps it, the Python scalar types that
+#: do not widen it (bool scalars are left to the general path), and whether it is an
+#: integer dtype (NumPy refuses its negative powers, midway through the loop).
+_IN_PLACE_DTYPES: Final[dict[DType, tuple[frozenset[str], frozenset[type], bool]]] = {
     **{
-        _dtypes.DTYPES[n]: (frozenset({"add", "subtract", "multiply", "pow"}), _INTEGER_SCALARS)
-        for n in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+        dtype: (frozenset({"add", "subtract", "multiply", "pow"}), frozenset({int}), True)
+        for dtype in _INTEGERS
     },
-    **{_dtypes.DTYPES[n]: (frozenset(_IN_PLACE), _REAL_SCALARS) for n in ("float32", "float64")},
+    **{dtype: (frozenset(_IN_PLACE), frozenset({int, float}), False) for dtype in _REALS},
     **{
-        _dtypes.DTYPES[n]: (frozenset(_IN_PLACE), _ALL_SCALARS) for n in ("complex64", "complex128")
+        dtype: (frozenset(_IN_PLACE), frozenset({int, float, complex}), False)
+        for dtype in _COMPLEXES
     },
 }
 
@@ -680,14 +680,16 @@ class HostBackend:
             return False
         dtype = target.dtype
         rules = _IN_PLACE_DTYPES.get(dtype)
-        if rules is None or name not in rules[0]:
+        if rules is None:
             return False
-        kind = type(operand)
-        if kind in _PY_SCALARS:
-            if kind not in rules[1] or not _fits(dtype, operand):
+        names, scalar_types, integral = rules
+        if name not in names:
+            return False
+        if integral and name == "pow" and not (type(operand) is int and operand >= 0):
+            return False  # (a negative power of an integer raises midway: the general path)
+        if type(operand) in _PY_SCALARS:
+            if type(operand) not in scalar_types or not _fits(dtype, operand):
                 return False
-            if name == "pow" and rules[1] is _INTEGER_SCALARS and operand < 0:  # type: ignore[operator]
-                return False  # (NumPy refuses negative powers of integers: the general path)
             value: Any = operand
         elif isinstance(operand, Tensor) and getattr(operand, "_dtype", None) is dtype:
             if getattr(operand, "_device", None) is not getattr(target, "_device", None):
@@ -697,8 +699,6 @@ class HostBackend:
                     return False
             except ValueError:
                 return False
-            if name == "pow" and rules[1] is _INTEGER_SCALARS:
-                return False  # (a negative exponent raises midway: the general path)
             value = self.read(operand)
         else:
             return False

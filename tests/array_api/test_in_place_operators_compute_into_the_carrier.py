@@ -122,3 +122,36 @@ def test_a_failed_integer_power_with_an_array_exponent_writes_nothing() -> None:
         x **= xp.asarray(np.array([2, -1, 2]))
     assert x.carrier.version == before
     np.testing.assert_array_equal(np.asarray(x), [3, 4, 5])
+
+
+def test_in_place_operators_on_other_threads_each_write_once_under_the_carriers_lock() -> None:
+    # Each x += 1 is one write under the carrier's lock (docs/threads-and-processes.md):
+    # under forced switches no update is lost and each steps the version once.
+    import sys
+    import threading
+
+    x = xp.asarray(np.zeros(64, dtype=np.float64))
+    before, rounds, workers = x.carrier.version, 200, 4
+    errors: list[Exception] = []
+
+    def work() -> None:
+        try:
+            for _ in range(rounds):
+                x.__iadd__(1)
+        except Exception as exc:  # noqa: BLE001 (reported by the main thread)
+            errors.append(exc)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=work) for _ in range(workers)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=120)
+    finally:
+        sys.setswitchinterval(interval)
+    assert not errors, errors[0]
+    assert x.carrier.version == before + rounds * workers
+    expected = np.full(64, rounds * workers, dtype=np.float64)
+    np.testing.assert_array_equal(np.asarray(x.to_device("cpu")), expected)
