@@ -198,18 +198,27 @@ def _float32(value: object) -> float:
     raise _float32_overflow(value)
 
 
+#: What a real floating row's vectorized rule takes, in its refusal.
+_REAL_ARRAYS: Final = "real numbers (integer, floating or ml_dtypes float dtypes)"
+
+
+def _refuse_unless(array: npt.NDArray[Any], dtype: DType, kinds: str, expected: str) -> None:
+    """Raise the refusal of ``array`` unless its NumPy kind is in ``kinds`` or an ml_dtypes float.
+
+    Raises
+    ------
+    TypeError
+        Naming the array's dtype, ``dtype`` and what ``expected`` says it takes.
+    """
+    if array.dtype.kind not in kinds and array.dtype not in _ML_FLOAT_DTYPES:
+        raise TypeError(_messages.array_refused(array.dtype, dtype=dtype, expected=expected))
+
+
 def _float32_array(array: npt.NDArray[Any], target: np.dtype[Any]) -> tuple[npt.NDArray[Any], bool]:
     """Vectorized rule of Float32: one cast, a finite overflow raises."""
     if array.dtype == target:
         return array, False
-    if array.dtype.kind not in "fiu" and array.dtype not in _ML_FLOAT_DTYPES:
-        raise TypeError(
-            _messages.array_refused(
-                array.dtype,
-                dtype=DType.Float32,
-                expected="real numbers (integer, floating or ml_dtypes float dtypes)",
-            )
-        )
+    _refuse_unless(array, DType.Float32, "fiu", _REAL_ARRAYS)
     try:
         with np.errstate(over="raise"):
             return array.astype(target), True
@@ -503,8 +512,7 @@ def _float_array(
     """Vectorized rule of Float64 and the complex dtypes: one cast, an overflow raises."""
     if array.dtype == target:
         return array, False
-    if array.dtype.kind not in kinds and array.dtype not in _ML_FLOAT_DTYPES:
-        raise TypeError(_messages.array_refused(array.dtype, dtype=dtype, expected=expected))
+    _refuse_unless(array, dtype, kinds, expected)
     try:
         with np.errstate(over="raise", invalid="ignore"):
             return array.astype(target), True
@@ -540,7 +548,7 @@ def _float64_row(dtype: DType) -> StorageDType:
             target,
             dtype=dtype,
             kinds="fiu",
-            expected="real numbers (integer, floating or ml_dtypes float dtypes)",
+            expected=_REAL_ARRAYS,
         )
 
     return StorageDType(
@@ -690,14 +698,7 @@ def _half_row(dtype: DType, np_dtype: np.dtype[Any], *, mlx: str, significant: i
     def vectorize(array: npt.NDArray[Any], target: np.dtype[Any]) -> tuple[npt.NDArray[Any], bool]:
         if array.dtype == target:
             return array, False
-        if array.dtype.kind not in "fiu" and array.dtype not in _ML_FLOAT_DTYPES:
-            raise TypeError(
-                _messages.array_refused(
-                    array.dtype,
-                    dtype=dtype,
-                    expected="real numbers (integer, floating or ml_dtypes float dtypes)",
-                )
-            )
+        _refuse_unless(array, dtype, "fiu", _REAL_ARRAYS)
         with np.errstate(over="ignore", invalid="ignore"):
             out = array.astype(target)
         if array.size:

@@ -268,6 +268,20 @@ def register_half_dtypes() -> Mapping[str, DType]:
     return half_dtypes()
 
 
+def _registered(table: tuple[_Entry, ...], what: str, fix: str) -> Mapping[str, DType]:
+    """Return ``table``'s descriptors by array API name, or raise naming those missing.
+
+    Raises
+    ------
+    LookupError
+        If any is not registered in this process; the message names them and ``fix``.
+    """
+    missing = [e.name for e in table if _registry.lookup(e.name) is None]
+    if missing:
+        raise LookupError(f"{what} {missing} are not registered in this process; {fix} first.")
+    return MappingProxyType({e.api: DType.from_name(e.name) for e in table})
+
+
 def half_dtypes() -> Mapping[str, DType]:
     """Return the two half-precision descriptors by array API name, without registering.
 
@@ -281,14 +295,11 @@ def half_dtypes() -> Mapping[str, DType]:
     LookupError
         If they are not registered yet (importing :mod:`stridewave.array_api` does).
     """
-    missing = [n for n in HALF_NAMES if _registry.lookup(n) is None]
-    if missing:
-        raise LookupError(
-            f"the half-precision dtypes {missing} are not registered in this process; "
-            f"import stridewave.array_api (or call "
-            f"stridewave.dtypes._standard.register_half_dtypes()) first."
-        )
-    return MappingProxyType({e.api: DType.from_name(e.name) for e in _HALF_TABLE})
+    return _registered(
+        _HALF_TABLE,
+        "the half-precision dtypes",
+        "import stridewave.array_api (or call stridewave.dtypes._standard.register_half_dtypes())",
+    )
 
 
 def is_half(dtype: object) -> bool:
@@ -328,14 +339,11 @@ def standard_dtypes() -> Mapping[str, DType]:
         If the extensions are not registered yet (call
         :func:`register_standard_dtypes` first).
     """
-    missing = [n for n in EXTENSION_NAMES if _registry.lookup(n) is None]
-    if missing:
-        raise LookupError(
-            f"the array API standard's dtypes {missing} are not registered in this process; "
-            f"call stridewave.dtypes.register_standard_dtypes() (importing "
-            f"stridewave.array_api does) first."
-        )
-    return MappingProxyType({e.api: DType.from_name(e.name) for e in _TABLE})
+    return _registered(
+        _TABLE,
+        "the array API standard's dtypes",
+        "call stridewave.dtypes.register_standard_dtypes() (importing stridewave.array_api does)",
+    )
 
 
 def is_standard(dtype: object) -> bool:
