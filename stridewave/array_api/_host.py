@@ -32,7 +32,7 @@ from stridewave.array_api._backend import (
     through_float32,
 )
 from stridewave.array_api._dtypes import narrow
-from stridewave.array_api._places import carrier_for, device_storage_dtypes
+from stridewave.array_api._places import carrier_for, device_storage_dtypes, place
 from stridewave.carriers import CPU, Carrier, Generic
 from stridewave.carriers._extension import HALF_DTYPES, CPUExtension, GenericExtension
 from stridewave.carriers._scatter import strided_view
@@ -439,8 +439,9 @@ class HostBackend:
         self.ns: Any = _NAMESPACE
         self._store = _STORES[kind]
         self._accumulators: dict[tuple[DType, DType | None], Any] = {}
-        #: Direct calls: on CPU, which keeps a fresh result as it is.
-        self.has_direct: bool = self._store is None
+        #: Direct calls where the place's row offers them (CPU, which keeps a fresh
+        #: result as it is).
+        self.has_direct: bool = place(kind).has_direct
         self._directs: dict[str, Callable[..., Adopted | None] | None] = {}
 
     def describe(self) -> str:

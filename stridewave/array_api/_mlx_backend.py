@@ -163,7 +163,9 @@ class MLXBackend:
 
     name: Final = "mlx"
     host_addressable: Final = False
-    has_direct: Final = True
+    #: The Metal row's (direct calls: the Python before a launch is what a GPU cannot
+    #: overlap).
+    has_direct: Final = place("Metal").has_direct
 
     def __init__(self) -> None:
         from stridewave.array_api import _mlx_shims  # (imports MLX: on first use only)
