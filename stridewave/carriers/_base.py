@@ -1070,7 +1070,11 @@ class Carrier(_Protocols, _ScalarBase, abc.ABC):
         """
         caps = self.capabilities
         if not (caps.exports_views and caps.host_addressable):
-            raise TypeError(f"{self!r} has no host storage to update in place.")
+            raise TypeError(
+                f"{self!r} has no host storage to update in place; an in-place update "
+                f"needs a carrier whose capabilities say host_addressable and "
+                f"exports_views (CPU, FileBacked, Generic): use scatter for this kind."
+            )
         self._require_admitted("scatter")
         with self._mutation("scatter"):
             raw = self._raw_array()
