@@ -187,3 +187,19 @@ def test_handing_a_carrier_to_dask_says_to_wrap_it() -> None:
     assert "numpy.asarray(carrier)" in str(info.value)
     assert "wrap it in a Tensor" in str(info.value)
     assert sw.CPU(2).dtype() is sw.DType.Float32  # still the method the spec names
+
+
+@pytest.mark.parametrize(
+    ("dtype", "low", "high"), [("int8", -128, 127), ("int64", -(2**63), 2**63 - 1)]
+)
+def test_a_python_int_beyond_an_integer_arrays_range_names_that_range_and_the_cast(
+    dtype: str, low: int, high: int
+) -> None:
+    import stridewave.array_api as xp
+
+    x = xp.asarray([1, 2], dtype=getattr(xp, dtype))
+    with pytest.raises(OverflowError) as info:
+        x + 2**70
+    text = str(info.value)
+    assert f"[{low}, {high}]" in text and "xp.astype" in text
+    assert "int32 range" not in text and "float32 array" not in text

@@ -19,7 +19,7 @@ import os
 import sys
 import threading
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
@@ -157,28 +157,37 @@ _SCALAR_OPERANDS: Final = (*_SCALARS, np.generic)
 #: for them isinstance answers before the Tensor ABC check).
 _OPERANDS: Final = (*_SCALAR_OPERANDS, Tensor)
 
-#: The NumPy ufuncs a NumPy scalar's operator calls that have a function of the same
-#: name in this namespace (``Array.__array_ufunc__``).
-_UFUNC_NAMES: Final = frozenset(
+#: The NumPy ufuncs a NumPy scalar's operator calls (``np.float32(2) ** x`` calls
+#: ``np.power``), each with the namespace function that answers it
+#: (``Array.__array_ufunc__``): every binary operator of the standard.
+_UFUNC_NAMES: Final[Mapping[str, str]] = types.MappingProxyType(
     {
-        "add",
-        "subtract",
-        "multiply",
-        "divide",
-        "floor_divide",
-        "remainder",
-        "bitwise_and",
-        "bitwise_or",
-        "bitwise_xor",
-        "less",
-        "less_equal",
-        "greater",
-        "greater_equal",
-        "equal",
-        "not_equal",
-        "logical_and",
-        "logical_or",
-        "logical_xor",
+        **{
+            name: name
+            for name in (
+                "add",
+                "subtract",
+                "multiply",
+                "divide",
+                "floor_divide",
+                "remainder",
+                "bitwise_and",
+                "bitwise_or",
+                "bitwise_xor",
+                "less",
+                "less_equal",
+                "greater",
+                "greater_equal",
+                "equal",
+                "not_equal",
+                "logical_and",
+                "logical_or",
+                "logical_xor",
+            )
+        },
+        "power": "pow",
+        "left_shift": "bitwise_left_shift",
+        "right_shift": "bitwise_right_shift",
     }
 )
 
@@ -708,7 +717,8 @@ class Array(Tensor):
         Array or numpy.ndarray or object
             An Array for a NumPy scalar's operator; else NumPy's result.
         """
-        if method == "__call__" and ufunc.__name__ in _UFUNC_NAMES and not kwargs:
+        name = _UFUNC_NAMES.get(ufunc.__name__) if method == "__call__" else None
+        if name is not None and not kwargs:
             # (a NumPy scalar's comparison hands NumPy's ufunc a 0-d ndarray of it)
             values = [
                 v[()] if type(v) is np.ndarray and v.ndim == 0 and v.dtype.kind in "biufc" else v
@@ -719,7 +729,7 @@ class Array(Tensor):
                 and any(isinstance(value, np.generic) for value in values)
                 and all(type(v) is Array or isinstance(v, _SCALAR_OPERANDS) for v in values)
             ):
-                return Array._new(*binary(ufunc.__name__, *values))
+                return Array._new(*binary(name, *values))
         host = [
             host_values(as_array(value), device_of(value)) if isinstance(value, Tensor) else value
             for value in inputs

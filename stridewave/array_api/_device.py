@@ -53,9 +53,10 @@ class Device:
 
     Parameters
     ----------
-    name : str
+    name : str or Device
         ``"CPU"``, ``"FileBacked"``, ``"Generic"`` or ``"Metal"`` (case-insensitive;
-        ``"cpu"``, ``"file"``, ``"metal"`` also work: a row's spellings).
+        ``"cpu"``, ``"file"``, ``"metal"`` also work: a row's spellings), or a Device,
+        which is returned as it is.
 
     Raises
     ------
@@ -92,6 +93,8 @@ class Device:
     _INSTANCES: Final[dict[str, Device]] = {}
 
     def __new__(cls, name: object) -> Self:
+        if isinstance(name, Device):  # (as torch.device(a_device): the device itself)
+            return name  # type: ignore[return-value]
         canonical = SPELLINGS.get(name.strip().lower()) if isinstance(name, str) else None
         if canonical is None:
             raise ValueError(_carrier_messages.unknown_device(name, NAMES, dict(SPELLINGS)))

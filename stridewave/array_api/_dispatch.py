@@ -262,7 +262,9 @@ def scalar_operand(name: str, value: object, other: object = None) -> object:
             if dtype is not None:
                 info = _dtypes.iinfo(dtype)
                 if not info.min <= value <= info.max:
-                    raise OverflowError(_messages.int_out_of_range(name, value, dtype))
+                    raise OverflowError(
+                        _messages.int_out_of_range(name, value, dtype, info.min, info.max)
+                    )
         return value
     raise TypeError(_messages.bad_operand(name, value))
 

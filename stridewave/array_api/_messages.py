@@ -290,11 +290,12 @@ def needs_an_array(name: str, x1: object, x2: object) -> str:
     )
 
 
-def int_out_of_range(name: str, value: int, dtype: DType) -> str:
-    """Return the message for a Python int outside int32 combined with a non-float array."""
+def int_out_of_range(name: str, value: int, dtype: DType, low: int, high: int) -> str:
+    """Return the message for a Python int outside the range of the integer array beside it."""
     return (
-        f"{name}: the Python int {value} is outside the int32 range of the "
-        f"{dtype_text(dtype)} array it is combined with; pass a float, or use a float32 array."
+        f"{name}: the Python int {value} is outside the range [{low}, {high}] of the "
+        f"{dtype_text(dtype)} array it is combined with; cast the array to a wider integer "
+        "or a floating dtype first (xp.astype), or pass a float."
     )
 
 

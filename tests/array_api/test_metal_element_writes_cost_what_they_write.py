@@ -38,6 +38,8 @@ def _fresh_matrix(n: int = 64) -> Any:
 def test_element_writes_land_in_the_buffer_where_the_host_maps_it_in_place() -> None:
     a = _fresh_matrix()
     carrier = a._carrier
+    if carrier.moves_to_map():
+        pytest.skip("this Metal device's host view moves the buffer (MLX's CUDA GPU)")
     np.asarray(a[:1])  # (the writable export: the host view, taken once)
     buffer = carrier.mlx_array
     address = _address(buffer)

@@ -148,8 +148,10 @@ def test_a_read_of_a_part_sees_every_write_before_it_where_a_view_moves_the_buff
 def test_a_read_of_a_part_reads_through_the_host_view_where_the_host_maps_in_place() -> None:
     y = _fresh_result()
     carrier = y._carrier
+    if carrier.moves_to_map():
+        pytest.skip("this Metal device's host view moves the buffer (MLX's CUDA GPU)")
     version = carrier.version
-    assert carrier.read_view() is not None  # MLX's CPU device maps its buffers in place
+    assert carrier.read_view() is not None  # the host maps the buffer in place here
     part = np.array(y[10:20])
     assert part.base is None and part.nbytes == 10 * 4  # a copy of the part alone
     np.testing.assert_array_equal(part, np.arange(10, 20, dtype=np.float32) * 2 + 1)

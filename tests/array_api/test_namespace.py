@@ -367,6 +367,9 @@ def test_numpy_scalars_on_the_left_give_arrays_and_numpy_arrays_stay_numpy(kind:
         (np.bool_(True) == x, [True, False, False]),
         (np.float32(2) * x, [2.0, 0.0, 6.0]),
         (np.int64(5) - x, [4, 5, 2]),
+        (np.int32(2) ** x, [2, 1, 8]),
+        (np.int32(1) << x, [2, 1, 8]),
+        (np.int32(16) >> x, [8, 16, 2]),
     ):
         assert type(result) is xp.Array and result.device == d
         np.testing.assert_array_equal(np.asarray(result), expected)
@@ -388,3 +391,11 @@ def test_iter_of_a_0d_array_raises_at_once_so_numpy_iterable_says_false() -> Non
 def test_result_type_of_python_scalars_alone_raises_value_error_as_the_reference() -> None:
     with pytest.raises(ValueError, match="array or dtype"):
         xp.result_type(-2, 1, 10.0)
+
+
+def test_a_device_given_to_device_is_that_device() -> None:
+    for name in ("CPU", "Generic", "FileBacked"):
+        d = xp.Device(name)
+        assert xp.Device(d) is d
+    with pytest.raises(ValueError, match="expected"):
+        xp.Device(3)
