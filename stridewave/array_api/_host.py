@@ -78,6 +78,15 @@ LAZY: Final = object()
 cnp: Any = array_api_compat.numpy
 
 
+def _astype(array: npt.NDArray[Any], dtype: np.dtype[Any], copy: bool) -> npt.NDArray[Any]:
+    return array.astype(dtype, copy=copy)
+
+
+#: NumPy's cast with the namespace's quiet floating-point state (a cast to a narrower
+#: dtype warns "overflow encountered in cast" in NumPy).
+_quiet_astype: Final = quiet(_astype)
+
+
 def _clip(x: Any, /, min: Any = None, max: Any = None) -> Any:
     """``clip`` on host: integer bounds as copies (compat's clip writes into them).
 
@@ -750,13 +759,18 @@ class HostBackend:
 
     @staticmethod
     def astype(array: npt.NDArray[Any], dtype: DType) -> npt.NDArray[Any]:
-        """Return ``array`` as ``dtype`` (itself when it already is)."""
-        return array.astype(_dtypes.numpy_dtype(dtype), copy=False)
+        """Return ``array`` as ``dtype`` (itself when it already is).
+
+        Quiet as every operation of the namespace (``quiet``): a value beyond the
+        new dtype's range casts as NumPy casts it (``inf``; an integer cast of
+        ``nan`` or of an out-of-range float is undefined), with no ``RuntimeWarning``.
+        """
+        return _quiet_astype(array, _dtypes.numpy_dtype(dtype), copy=False)
 
     @staticmethod
     def cast(array: npt.NDArray[Any], dtype: DType) -> npt.NDArray[Any]:
-        """Return a copy of ``array`` cast to ``dtype``."""
-        return array.astype(_dtypes.numpy_dtype(dtype), copy=True)
+        """Return a copy of ``array`` cast to ``dtype`` (quiet, as :meth:`astype`)."""
+        return _quiet_astype(array, _dtypes.numpy_dtype(dtype), copy=True)
 
     @staticmethod
     def scalar(value: object, dtype: DType) -> npt.NDArray[Any]:

@@ -36,6 +36,9 @@ CASES: dict[str, Callable[[Any], Any]] = {
     "exp overflow": lambda x: xp.exp(x + 1000.0),
     "mean of nan": lambda x: xp.mean(x / x),
     "in place": lambda x: x.__itruediv__(x),
+    "cast overflow": lambda x: xp.astype(
+        xp.asarray([1e300, -1e300], dtype=xp.float64, device=x.device), xp.float32
+    ),
     # (NumPy on a host copy for Metal: its fallbacks are quiet too)
     "matrix_norm overflow": lambda x: xp.linalg.matrix_norm(xp.reshape(x[:2] + 1e30, (1, 2))),
 }
