@@ -84,7 +84,9 @@ def _astype(array: npt.NDArray[Any], dtype: np.dtype[Any], copy: bool) -> npt.ND
 
 #: NumPy's cast with the namespace's quiet floating-point state (a cast to a narrower
 #: dtype warns "overflow encountered in cast" in NumPy).
-_quiet_astype: Final = quiet(_astype)
+_quiet_astype: Final[Callable[[npt.NDArray[Any], np.dtype[Any], bool], npt.NDArray[Any]]] = quiet(
+    _astype
+)
 
 
 def _clip(x: Any, /, min: Any = None, max: Any = None) -> Any:
