@@ -767,12 +767,12 @@ class HostBackend:
         new dtype's range casts as NumPy casts it (``inf``; an integer cast of
         ``nan`` or of an out-of-range float is undefined), with no ``RuntimeWarning``.
         """
-        return _quiet_astype(array, _dtypes.numpy_dtype(dtype), copy=False)
+        return _quiet_astype(array, _dtypes.numpy_dtype(dtype), False)
 
     @staticmethod
     def cast(array: npt.NDArray[Any], dtype: DType) -> npt.NDArray[Any]:
         """Return a copy of ``array`` cast to ``dtype`` (quiet, as :meth:`astype`)."""
-        return _quiet_astype(array, _dtypes.numpy_dtype(dtype), copy=True)
+        return _quiet_astype(array, _dtypes.numpy_dtype(dtype), True)
 
     @staticmethod
     def scalar(value: object, dtype: DType) -> npt.NDArray[Any]:
