@@ -247,6 +247,13 @@ def _inplace(name: str) -> Callable[[Array, object], Array]:
     def method(self: Array, other: object) -> Array:
         if not isinstance(other, _OPERANDS):
             return NotImplemented  # type: ignore[no-any-return]
+        if not self.layout.is_injective():
+            layout = self.layout
+            raise ValueError(
+                _messages.write_shared_slots(
+                    f"update ({name}) in place", layout.shape, layout.strides
+                )
+            )
         if self._device.backend.update_in_place(name, self, other):
             return self  # (computed into the carrier: one write, as NumPy's)
         result = Array._new(*binary(name, self, other))

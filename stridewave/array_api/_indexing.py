@@ -231,6 +231,8 @@ def setitem(x: Array, key: object, value: object) -> None:
     carrier_live = not carrier.is_released()
     if not carrier_live:
         raise RuntimeError(_messages.assign_released(x, carrier))
+    if not layout.is_injective():
+        raise ValueError(_messages.write_shared_slots("assign into", layout.shape, layout.strides))
     device = x._device
     source = _value_for(x, value)
     geometry = basic_geometry(layout.shape, layout.strides, x._offset, key_t)

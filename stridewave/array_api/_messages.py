@@ -260,6 +260,16 @@ def assign_released(array: object, carrier: object) -> str:
     return f"cannot assign into {array!r}: its carrier {carrier!r} is released."
 
 
+def write_shared_slots(what: str, shape: tuple[int, ...], strides: tuple[int, ...]) -> str:
+    """Return the message for a write into an array whose elements share storage slots."""
+    return (
+        f"cannot {what} an Array of shape {shape} with strides {strides} (slots): some "
+        "of its elements share one storage slot (a broadcast view, as xp.broadcast_to "
+        "returns), so a write would land on several elements at once; NumPy's broadcast "
+        "views refuse writes too. Write into a copy: y = xp.asarray(x, copy=True)."
+    )
+
+
 def assign_shape(value: tuple[int, ...], key: object, shape: tuple[int, ...]) -> str:
     """Return the message for assigned values that do not broadcast to the selection."""
     return (

@@ -14,7 +14,7 @@ import stridewave.array_api as xp
 from stridewave import CPU, DType, Evictable, FileBacked, Layout, Tensor
 from stridewave.carriers._extension import FileBackedExtension
 
-from .conftest import BACKEND_DEVICE_PARAMS, DEVICE_PARAMS
+from .conftest import BACKEND_DEVICE_PARAMS, DEVICE_PARAMS, HOST_DEVICE_PARAMS
 
 #: Every device (the table of places).
 DEVICES = DEVICE_PARAMS
@@ -399,3 +399,20 @@ def test_a_device_given_to_device_is_that_device() -> None:
         assert xp.Device(d) is d
     with pytest.raises(ValueError, match="expected"):
         xp.Device(3)
+
+
+@pytest.mark.parametrize("kind", HOST_DEVICE_PARAMS)
+def test_a_broadcast_view_refuses_writes_and_leaves_its_source_unchanged(kind: str) -> None:
+    source = xp.asarray([1.0, 2.0], device=xp.Device(kind))
+    view = xp.broadcast_to(source, (3, 2))
+    version = source._carrier.version
+    with pytest.raises(ValueError, match="share one storage slot"):
+        view[0, 0] = 5.0
+    with pytest.raises(ValueError, match=r"copy=True"):
+        view += 1.0
+    assert source._carrier.version == version
+    assert np.asarray(source).tolist() == [1.0, 2.0]
+    copied = xp.asarray(view, copy=True)
+    copied[0, 0] = 5.0
+    copied += 1.0
+    assert np.asarray(copied).tolist() == [[6.0, 3.0], [2.0, 3.0], [2.0, 3.0]]
