@@ -44,6 +44,7 @@ __all__ = [
     "check_bounds",
     "contiguous_layout",
     "quiet",
+    "quiet_astype",
     "strided_layout",
     "through_float32",
 ]
@@ -380,6 +381,38 @@ def _round_back(out: Any, half: np.dtype[Any]) -> Any:
     if isinstance(out, (np.ndarray, np.generic)) and out.dtype.kind == "f":
         return np.asarray(out).astype(half)
     return out
+
+
+def _astype(array: npt.NDArray[Any], dtype: np.dtype[Any], copy: bool) -> npt.NDArray[Any]:
+    """Return ``array.astype(dtype, copy=copy)`` with the namespace's quiet floating-point state.
+
+    NumPy warns "overflow encountered in cast" where a value leaves a narrower dtype's
+    range; the standard's cast of such a value is undefined and warns of nothing, so
+    every device's casts (the host's, and Metal's of a dtype held in host memory) go
+    through this one.
+
+    Parameters
+    ----------
+    array : numpy.ndarray
+        The values, any shape.
+    dtype : numpy.dtype
+        The dtype to cast to.
+    copy : bool
+        Whether a cast to ``array``'s own dtype copies (NumPy's ``copy``).
+
+    Returns
+    -------
+    numpy.ndarray
+        The cast values, ``array``'s shape.
+    """
+    return array.astype(dtype, copy=copy)
+
+
+#: NumPy's cast with the namespace's quiet floating-point state (``_astype`` wrapped
+#: once: no second call layer on the per-call path).
+quiet_astype: Final[Callable[[npt.NDArray[Any], np.dtype[Any], bool], npt.NDArray[Any]]] = quiet(
+    _astype
+)
 
 
 def through_float32(func: Callable[..., Any]) -> Callable[..., Any]:

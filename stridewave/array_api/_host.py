@@ -29,6 +29,7 @@ from stridewave.array_api._backend import (
     check_bounds,
     contiguous_layout,
     quiet,
+    quiet_astype,
     through_float32,
 )
 from stridewave.array_api._dtypes import narrow
@@ -76,17 +77,6 @@ LAZY: Final = object()
 
 #: ``array_api_compat.numpy`` (typed loosely: its stubs name fewer functions than it has).
 cnp: Any = array_api_compat.numpy
-
-
-def _astype(array: npt.NDArray[Any], dtype: np.dtype[Any], copy: bool) -> npt.NDArray[Any]:
-    return array.astype(dtype, copy=copy)
-
-
-#: NumPy's cast with the namespace's quiet floating-point state (a cast to a narrower
-#: dtype warns "overflow encountered in cast" in NumPy).
-_quiet_astype: Final[Callable[[npt.NDArray[Any], np.dtype[Any], bool], npt.NDArray[Any]]] = quiet(
-    _astype
-)
 
 
 def _clip(x: Any, /, min: Any = None, max: Any = None) -> Any:
@@ -767,12 +757,12 @@ class HostBackend:
         new dtype's range casts as NumPy casts it (``inf``; an integer cast of
         ``nan`` or of an out-of-range float is undefined), with no ``RuntimeWarning``.
         """
-        return _quiet_astype(array, _dtypes.numpy_dtype(dtype), False)
+        return quiet_astype(array, _dtypes.numpy_dtype(dtype), False)
 
     @staticmethod
     def cast(array: npt.NDArray[Any], dtype: DType) -> npt.NDArray[Any]:
         """Return a copy of ``array`` cast to ``dtype`` (quiet, as :meth:`astype`)."""
-        return _quiet_astype(array, _dtypes.numpy_dtype(dtype), True)
+        return quiet_astype(array, _dtypes.numpy_dtype(dtype), True)
 
     @staticmethod
     def scalar(value: object, dtype: DType) -> npt.NDArray[Any]:

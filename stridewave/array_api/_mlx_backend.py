@@ -40,6 +40,7 @@ from stridewave.array_api._backend import (
     Adopted,
     check_bounds,
     contiguous_layout,
+    quiet_astype,
 )
 from stridewave.array_api._places import carrier_for, place
 from stridewave.carriers import Carrier, Evictable, Metal
@@ -57,6 +58,7 @@ from stridewave.dtypes import DType
 if TYPE_CHECKING:
     import numpy.typing as npt
 
+    from stridewave.layout import Layout
     from stridewave.tensor import Tensor
 
 from stridewave.array_api._mlx_namespace import (
@@ -340,6 +342,15 @@ class MLXBackend:
             # no new reshape in every graph that reads the Array.
             return cache[0]
         check_bounds(tensor, size)
+        # The view's operations run on the Metal device's stream, as every operation
+        # does: MLX's default device may be another (a GPU build, with Metal on MLX's
+        # CPU device), which may hold no float64.
+        with self.mx.stream(mlx_device()[0]):
+            return self._view(storage, layout, offset)
+
+    def _view(self, storage: Any, layout: Layout, offset: int) -> Any:
+        """Return ``storage`` (1-D) viewed through ``layout`` from ``offset`` (checked)."""
+        size = storage.size
         count = layout._size
         shape, strides = layout._shape, layout._strides
         if not count:
@@ -537,7 +548,7 @@ class MLXBackend:
         """Return ``array`` cast to ``dtype`` (a new MLX array; NumPy for a host-held one)."""
         if type(array) is np.ndarray or dtype in self.held:
             host = array if type(array) is np.ndarray else self.to_numpy(array)
-            return self.asarray(host.astype(_dtypes.numpy_dtype(dtype)), dtype)
+            return self.asarray(quiet_astype(host, _dtypes.numpy_dtype(dtype), True), dtype)
         with self.stream():
             return self.mx.array(array).astype(self._to_mx[dtype])
 

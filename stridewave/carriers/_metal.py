@@ -959,11 +959,11 @@ class Metal(_ArrayCarrier):
         low, order, flipped = block
         size = plan.dest.size
         first = plan.source_base
-        if device is not None:
-            source = device[first : first + size]
-        else:
-            source = _to_mlx(mx, values[first : first + size])
         with mx.stream(self._device):
+            if device is not None:
+                source = device[first : first + size]
+            else:
+                source = _to_mlx(mx, values[first : first + size])
             source = source.reshape(plan.dest.shape)
             if flipped:
                 source = source[
@@ -982,7 +982,9 @@ class Metal(_ArrayCarrier):
     ) -> None:
         """Injective, not a dense block: indices built on the device from the strides."""
         if device is not None:
-            source = mx.as_strided(device, plan.source.shape, plan.source.strides, plan.source_base)
+            source = mx.as_strided(
+                device, plan.source.shape, plan.source.strides, plan.source_base, stream=self._device
+            )
         else:
             source = _to_mlx(mx, strided_view(values, plan.source_base, plan.source))
         wide = self._slots >= 2**30

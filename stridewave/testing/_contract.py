@@ -24,7 +24,7 @@ from typing import ClassVar
 
 import numpy as np
 import pytest
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 from hypothesis.stateful import run_state_machine_as_test
 
 from stridewave.carriers import Carrier, storage_zero
@@ -64,8 +64,14 @@ class CarrierTests(KindTests):
     described in :class:`~stridewave.testing.KindTests`.
     """
 
+    # (the machine's rule choice filters out the rules whose preconditions fail, and
+    # on a rare seed most draws: a property of the draw, not of the carrier, so the
+    # filtering health check stays off here)
     stateful_settings: ClassVar[settings] = settings(
-        max_examples=40, stateful_step_count=20, deadline=None
+        max_examples=40,
+        stateful_step_count=20,
+        deadline=None,
+        suppress_health_check=[HealthCheck.filter_too_much],
     )
 
     # -- Carrier exposes one homogeneous storage sequence -----------------------------------

@@ -39,6 +39,10 @@ CASES: dict[str, Callable[[Any], Any]] = {
     "cast overflow": lambda x: xp.astype(
         xp.asarray([1e300, -1e300], dtype=xp.float64, device=x.device), xp.float32
     ),
+    # (complex128 is held in host memory on Metal, and float64 on a GPU: NumPy casts them)
+    "held cast overflow": lambda x: xp.real(
+        xp.astype(xp.asarray([1e300 + 0j], dtype=xp.complex128, device=x.device), xp.complex64)
+    ),
     # (NumPy on a host copy for Metal: its fallbacks are quiet too)
     "matrix_norm overflow": lambda x: xp.linalg.matrix_norm(xp.reshape(x[:2] + 1e30, (1, 2))),
 }
