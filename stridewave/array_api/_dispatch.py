@@ -53,6 +53,8 @@ _PY_SCALARS: Final = frozenset({bool, int, float})
 
 _INT32_MIN: Final = -(2**31)
 _INT32_MAX: Final = 2**31 - 1
+_INT64_MIN: Final = -(2**63)
+_INT64_MAX: Final = 2**63 - 1
 
 #: ml_dtypes' bfloat16 scalar type (a NumPy scalar of kind "V"), taken as its value too.
 _BFLOAT16_SCALAR: Final = _dtypes.numpy_dtype(_dtypes.bfloat16).type
@@ -222,8 +224,9 @@ def scalar_operand(name: str, value: object, other: object = None) -> object:
     A NumPy scalar of a bool, integer, floating or complex dtype (ml_dtypes' bfloat16
     included) becomes the Python scalar of its value (as array_api_compat takes NumPy's): it then promotes weakly,
     the standard's rule for Python scalars. A Python int outside the int32 range
-    becomes a float next to a floating array (NumPy's rule, NEP 50) and raises
-    OverflowError next to an integer array it does not fit.
+    becomes a float next to a floating array (NumPy's rule, NEP 50), stays an int next
+    to a bool array (the two compute in int64, as in NumPy) and raises OverflowError
+    next to an integer array it does not fit, or beyond int64 next to a bool one.
 
     Parameters
     ----------
@@ -244,7 +247,8 @@ def scalar_operand(name: str, value: object, other: object = None) -> object:
     TypeError
         If ``value`` is neither an array nor a scalar.
     OverflowError
-        If a Python int does not fit the integer dtype of ``other``.
+        If a Python int does not fit the integer dtype of ``other`` (int64 for a bool
+        ``other``).
     """
     if isinstance(value, np.generic) and (
         value.dtype.kind in "biufc" or type(value) is _BFLOAT16_SCALAR
@@ -257,6 +261,11 @@ def scalar_operand(name: str, value: object, other: object = None) -> object:
             and not _INT32_MIN <= value <= _INT32_MAX
         ):
             dtype = getattr(other, "dtype", None)
+            if dtype is _dtypes.bool_:
+                # (bool and an int compute in the default integer: NumPy's int64)
+                if not _INT64_MIN <= value <= _INT64_MAX:
+                    raise OverflowError(_messages.int_beyond_bool_int(name, value))
+                return value
             if dtype is not None and not _dtypes.isdtype(dtype, "integral"):
                 return float(value)
             if dtype is not None:
@@ -433,6 +442,12 @@ def binary(name: str, x1: Any, x2: Any) -> tuple[Adopted, Device]:
         backend = device.backend
         a = x1 if d1 is None else backend.read(x1)
         b = x2 if d2 is None else backend.read(x2)
+        # A bool array and a Python int compute in the default integer (NumPy's int64):
+        # the int goes as a 0-d array of it, where MLX would compute in int32.
+        if k2 is int and d1 is not None and x1.dtype is _dtypes.bool_:
+            b = backend.scalar(x2, backend.default_dtypes()["integral"])
+        elif k1 is int and d2 is not None and x2.dtype is _dtypes.bool_:
+            a = backend.scalar(x1, backend.default_dtypes()["integral"])
         return backend.adopt(getattr(backend.ns, name)(a, b), ()), device
     except ValueError as exc:
         if name == "matmul":

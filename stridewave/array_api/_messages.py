@@ -309,6 +309,15 @@ def int_out_of_range(name: str, value: int, dtype: DType, low: int, high: int) -
     )
 
 
+def int_beyond_bool_int(name: str, value: int) -> str:
+    """Return the message for a Python int beyond int64 combined with a bool array."""
+    return (
+        f"{name}: a bool array and the Python int {value} compute in int64 (the default "
+        f"integer), whose range [{-(2**63)}, {2**63 - 1}] does not hold it; pass a float, "
+        "or cast the array to a floating dtype first (xp.astype)."
+    )
+
+
 def format_needs_0d(format_spec: str, shape: tuple[int, ...]) -> str:
     """Return the message for a format specification given to an array of several values."""
     return (

@@ -457,6 +457,8 @@ KEEPS_ITS_DTYPE: Final = frozenset(
     d for d in _dtypes.DTYPES.values() if _dtypes.isdtype(d, ("real floating", "complex floating"))
 )
 
+_BOOL: Final = _dtypes.bool_
+
 #: The second operand of a one-operand direct call (a marker: None is a value).
 _ABSENT: Final = object()
 
@@ -503,6 +505,8 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
         carrier: Any = None  # the first Metal operand's carrier
         other: Any = None  # the second one's
         if type(x1) in _PLAIN:
+            if type(x1) is int and x2 is not _ABSENT and getattr(x2, "_dtype", None) is _BOOL:
+                return None  # (bool and an int: the general path computes in int64)
             first, a1 = None, x1
         else:
             carrier = x1._carrier
@@ -518,8 +522,8 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
                 return None
             return run((a1,), kwargs, carrier, None)
         if type(x2) in _PLAIN:
-            if first is None:
-                return None
+            if first is None or (type(x2) is int and x1._dtype is _BOOL):
+                return None  # (bool and an int: the general path computes in int64)
             a2 = x2
         else:
             other = x2._carrier

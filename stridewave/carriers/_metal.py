@@ -983,7 +983,11 @@ class Metal(_ArrayCarrier):
         """Injective, not a dense block: indices built on the device from the strides."""
         if device is not None:
             source = mx.as_strided(
-                device, plan.source.shape, plan.source.strides, plan.source_base, stream=self._device
+                device,
+                plan.source.shape,
+                plan.source.strides,
+                plan.source_base,
+                stream=self._device,
             )
         else:
             source = _to_mlx(mx, strided_view(values, plan.source_base, plan.source))
