@@ -17,6 +17,17 @@ from numpy.lib import format as npy_format
 import stridewave
 
 
+def sigint_as_python_starts_it() -> None:
+    """``preexec_fn``: SIGINT at its default in the child, however this run was started.
+
+    A process started with SIGINT ignored (``nohup``, a background job) passes that on,
+    and Python then installs no ``KeyboardInterrupt`` handler.
+    """
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def run_cli(*args: str, **options: Any) -> subprocess.CompletedProcess[str]:
     """Run ``python -m stridewave *args``; ``options`` go to ``subprocess.run`` (env...)."""
     return subprocess.run(
@@ -409,6 +420,7 @@ def test_ctrl_c_prints_one_line_exits_130_and_leaves_no_file(tmp_path: Path) -> 
         timeout=120,
         check=False,
         env={**os.environ, "TMPDIR": str(tmp)},
+        preexec_fn=sigint_as_python_starts_it,
     )
     assert "  evict" in proc.stdout  # interrupted with a FileBacked tier alive
     assert proc.returncode == 130
@@ -442,7 +454,11 @@ def test_ctrl_c_while_the_package_imports_is_one_line_and_130(
     proc = run_cli(
         "info",
         env={**os.environ, "PYTHONPATH": path},
-        preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if ignored else None,
+        preexec_fn=(
+            (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+            if ignored
+            else sigint_as_python_starts_it
+        ),
     )
     if ignored:  # a background job: the interrupt is ignored, as before
         assert proc.returncode == 0, proc.stderr
@@ -477,7 +493,12 @@ def test_the_module_python_runs_is_read_from_its_options_as_python_reads_them(
 def test_importing_the_package_leaves_the_sigint_handler_alone() -> None:
     check = "import signal, stridewave; print(signal.getsignal(signal.SIGINT))"
     proc = subprocess.run(
-        [sys.executable, "-c", check], capture_output=True, text=True, timeout=120, check=False
+        [sys.executable, "-c", check],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        preexec_fn=sigint_as_python_starts_it,
     )
     assert proc.stdout.strip() == "<built-in function default_int_handler>", proc.stderr
 
