@@ -32,6 +32,22 @@ TRIALS_SCRIPT = Path(__file__).with_name("metal_thread_trials.py")
 TRIALS = 40
 
 
+def _mlx_on_cuda() -> bool:
+    """Whether this MLX is its CUDA build on a machine with a CUDA device."""
+    import mlx.core as mx
+
+    cuda = getattr(mx, "cuda", None)
+    return cuda is not None and bool(cuda.is_available())
+
+
+#: MLX's CUDA build can abort at interpreter exit after threads that scheduled work
+#: have ended ("corrupted size vs. prev_size", glibc's abort): their thread-local
+#: command encoders are torn down as the CUDA runtime unloads, more often under load.
+#: Seen in 5 of 56 runs of ``cross_thread`` under 14 parallel runs on an H200, with the
+#: C speedups and without them; upstream: https://github.com/ml-explore/mlx/issues/4506
+EXIT_ABORT_UPSTREAM = "https://github.com/ml-explore/mlx/issues/4506"
+
+
 def run_trials(name: str, trials: int, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     """Run ``trials`` trials of scenario ``name`` in a subprocess with its own TMPDIR."""
     environ = dict(os.environ, TMPDIR=str(tmp_path))
@@ -68,6 +84,13 @@ def test_metal_device_work_from_several_threads_keeps_every_write(
     name: str, tmp_path: Path
 ) -> None:
     done = run_trials(name, TRIALS, tmp_path)
+    if (
+        done.returncode == -6
+        and done.stdout.strip().endswith(f"OK {name} {TRIALS}")
+        and _mlx_on_cuda()
+    ):
+        # Every trial's assertions held; the abort came after, at exit, inside MLX.
+        pytest.xfail(f"MLX's CUDA build aborted at interpreter exit ({EXIT_ABORT_UPSTREAM})")
     assert done.returncode == 0, (
         f"scenario {name}: exit {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     )
