@@ -239,6 +239,18 @@ def setitem(x: Array, key: object, value: object) -> None:
     backend = device.backend
     if geometry is not None:
         shape, strides, offset = geometry
+        if (
+            not shape
+            and type(source) is np.ndarray
+            and not source.shape
+            and source.dtype.kind in "biufc"
+        ):
+            # One element of host storage (``a[i, j] = v``, scikit-learn's diagonal
+            # fills): the carrier's own element write, with the same checks and one
+            # version step, instead of a one-slot scatter. ``item()`` is the value
+            # already cast to the dtype, so the carrier stores it exactly.
+            carrier.set_value(offset, source.item())
+            return
         try:
             values = backend.broadcast_to(source, shape)
         except ValueError as exc:
