@@ -24,6 +24,7 @@ from stridewave.array_api._backend import (
     quiet,
     through_float32,
 )
+from stridewave.array_api._numpy_namespace import NAMESPACE as NUMPY_NAMESPACE
 from stridewave.carriers import Metal
 from stridewave.carriers._mlx_runtime import (
     DEVICE_ENV,
@@ -355,9 +356,9 @@ def _build(
     shims = backend.shims
 
     def host(*args: Any, **kwargs: Any) -> Any:
-        import array_api_compat.numpy as cnp
-
-        namespace: Any = cnp if sub is None else getattr(cnp, sub)
+        # (the host device's namespace: NumPy with the same corrections, e.g. complex
+        # expm1's and tanh's special cases, for the dtypes Metal holds on the host)
+        namespace: Any = NUMPY_NAMESPACE if sub is None else getattr(NUMPY_NAMESPACE, sub)
         # (float16 and bfloat16 where NumPy lacks them, linalg's, through float32)
         function = quiet(through_float32(getattr(namespace, name)))
         views = name not in _WRITES_ITS_OPERANDS
