@@ -271,6 +271,8 @@ def _to_numpy(obj: Any, wanted: DType | None, target: Device) -> np.ndarray[Any,
                 raise OverflowError(_messages.values_out_of_range(wanted))
         if wanted is DType.Float32 and array.dtype.kind == "f":
             return _to_float32(array, obj)
+        if wanted is _COMPLEX64 and array.dtype.kind in "fc":
+            return _to_complex64(array, obj)
         if wanted in _HALF and array.dtype.kind in "fiu":
             return _to_half(array, obj, wanted)
         return np.asarray(array, dtype=_dtypes.numpy_dtype(wanted))
@@ -321,6 +323,30 @@ def _to_float32(array: np.ndarray[Any, Any], obj: object) -> np.ndarray[Any, Any
         if overflowed.any():
             bad = array[overflowed].flat[0]
             raise OverflowError(_messages.float32_overflow(bad, obj))
+    return out
+
+
+_COMPLEX64: Final = _dtypes.DTYPES["complex64"]
+
+
+def _to_complex64(array: np.ndarray[Any, Any], obj: object) -> np.ndarray[Any, Any]:
+    """Round ``array`` to complex64; a finite part beyond float32 is refused.
+
+    Float32's rule (:func:`_to_float32`) for each part of a complex value.
+    """
+    with np.errstate(over="ignore"):
+        out = array.astype(np.complex64)
+    if out.dtype != array.dtype and array.size:
+        parts = (
+            ((out.real, array.real), (out.imag, array.imag))
+            if array.dtype.kind == "c"
+            else ((out.real, array),)
+        )
+        for rounded, given in parts:
+            overflowed = np.isinf(rounded) & np.isfinite(given)
+            if overflowed.any():
+                bad = array[overflowed].flat[0]
+                raise OverflowError(_messages.complex64_overflow(bad, obj))
     return out
 
 

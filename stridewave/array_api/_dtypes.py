@@ -200,8 +200,9 @@ def check_scalar(value: object, dtype: DType) -> None:
     """Refuse a Python scalar that ``dtype`` cannot hold: one rule for writes and fills.
 
     ``x[k] = value`` and ``full(shape, value, dtype=dtype)`` follow it on every device,
-    as ``asarray`` does: an int outside the integer dtype's range, and a finite float
-    beyond float32's (or float16's, bfloat16's), raise ``OverflowError``; a NaN or an
+    as ``asarray`` does: an int outside the integer dtype's range, a finite float
+    beyond float32's (or float16's, bfloat16's), and a complex value with a finite part
+    beyond float32's written into complex64, raise ``OverflowError``; a NaN or an
     infinity written into an integer dtype raises ``ValueError`` (NumPy's ``int(nan)``). A finite float into an
     integer dtype is truncated, as NumPy's assignment does (the reference's leniency;
     CONTRACT section 9, version 3).
@@ -239,12 +240,18 @@ def check_scalar(value: object, dtype: DType) -> None:
                 raise OverflowError(_messages.fill_out_of_range(value, dtype))
         elif (
             dtype in (float32, _COMPLEX[0])
-            and abs(number) > _FLOAT32_LIMIT
+            and abs(number) >= _FLOAT32_LIMIT
             and math.isfinite(number)
         ):
             raise OverflowError(_messages.float32_overflow(value, value))
         elif dtype in _HALF_LIMITS and math.isfinite(number) and abs(number) >= _HALF_LIMITS[dtype]:
             raise OverflowError(_messages.half_overflow(value, dtype))
+        return
+    if isinstance(value, (complex, np.complexfloating)) and dtype is _COMPLEX[0]:
+        parts = complex(value)
+        for part in (parts.real, parts.imag):
+            if math.isfinite(part) and abs(part) >= _FLOAT32_LIMIT:
+                raise OverflowError(_messages.complex64_overflow(value, value))
 
 
 #: The smallest magnitude that rounds to infinity in float32 (2**128 - 2**103).

@@ -433,6 +433,15 @@ def float32_overflow(bad: object, obj: object) -> str:
     )
 
 
+def complex64_overflow(bad: object, obj: object) -> str:
+    """Return the message for a complex value with a part beyond float32's range."""
+    return (
+        f"{bad!r} has no finite complex64 value (a part's magnitude is at least "
+        f"2**128 - 2**103, float32's limit), so it cannot make a complex64 array from "
+        f"{type(obj).__name__}. Scale the data, or ask for complex128."
+    )
+
+
 def no_dlpack_for_bfloat16(device: object) -> str:
     """Return the message for DLPack asked of a bfloat16 Array."""
     return (

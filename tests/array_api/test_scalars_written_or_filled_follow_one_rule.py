@@ -1,8 +1,8 @@
 """A Python scalar written (``x[k] = v``) or filled (``full``) follows one rule everywhere.
 
 The rule of ``asarray`` (``_dtypes.check_scalar``), on every device: an int outside
-the integer dtype's range and a finite float beyond float32's raise
-``OverflowError``; a NaN or an infinity into an integer dtype raises ``ValueError``; a
+the integer dtype's range and a finite float beyond float32's (a complex value with
+such a part, for complex64) raise ``OverflowError``; a NaN or an infinity into an integer dtype raises ``ValueError``; a
 finite float into an integer array truncates, as NumPy's assignment does (the
 reference's leniency, CONTRACT section 9 version 3). A refused write changes neither
 values nor version.
@@ -28,6 +28,10 @@ import stridewave.array_api as xp
         ("int64", float("inf"), ValueError),
         ("float32", 1e39, OverflowError),
         ("float32", -3.5e38, OverflowError),
+        ("float32", float(2**128 - 2**103), OverflowError),  # (the limit itself rounds up)
+        ("complex64", complex(1e39, 0.0), OverflowError),
+        ("complex64", complex(1.0, -1e39), OverflowError),
+        ("complex64", 1e39, OverflowError),
     ],
 )
 def test_a_scalar_the_dtype_cannot_hold_is_refused_and_changes_nothing(
@@ -93,3 +97,22 @@ def test_python_ints_past_int64_are_converted_exactly_to_the_dtype_asked_for(
         xp.asarray([2**64, 5], dtype=xp.uint64, device=device)
     with pytest.raises(OverflowError):
         xp.asarray([-1, 2**63], dtype=xp.uint64, device=device)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [[complex(1e39, 0.0)], [1.0, complex(0.0, -1e39)], [1e39]],
+    ids=["real", "imag", "float"],
+)
+def test_asarray_refuses_a_complex64_part_beyond_float32_as_it_refuses_float32(
+    device: xp.Device, values: list[complex]
+) -> None:
+    with pytest.raises(OverflowError, match="complex64"):
+        xp.asarray(values, dtype=xp.complex64, device=device)
+    kept = xp.asarray(
+        [complex(3e38, 1.0), complex(float("inf"), 0.0)], dtype=xp.complex64, device=device
+    )
+    assert np.asarray(kept.to_device(xp.Device("CPU"))).tolist() == [
+        complex(np.float32(3e38), 1.0),
+        complex(float("inf"), 0.0),
+    ]
