@@ -68,6 +68,7 @@ from stridewave.array_api._mlx_namespace import (
     STANDARD_DTYPES,
     Namespace,
     direct_call,
+    host_operand,
     wide_int,
 )
 from stridewave.array_api._mlx_state import (
@@ -603,7 +604,9 @@ class MLXBackend:
                     self.shims.check_indices(key[0], array.shape[0], 0)
                 return array[key[0]]
         host_key = tuple(self.to_numpy(k) if isinstance(k, mx.array) else k for k in key)
-        return self.asarray(self.to_numpy(array)[host_key], None)
+        # (a boolean mask or a mixed key indexes a read-only host view of the operand,
+        # not a host copy of all of it: the result is NumPy's fresh copy of the elements)
+        return self.asarray(host_operand(self, array)[host_key], None)
 
     def set_advanced(self, array: Any, key: tuple[Any, ...], values: Any) -> Any:
         """Return a copy of ``array`` with ``values`` written at the advanced ``key``."""

@@ -57,6 +57,7 @@ __all__ = [
     "Namespace",
     "computes_on_host",
     "direct_call",
+    "host_operand",
     "wide_int",
 ]
 
@@ -90,7 +91,7 @@ def _wide_ints(mx: Any, args: tuple[Any, ...]) -> tuple[Any, ...] | None:
     return tuple(wide_int(mx, a) if type(a) is int and a > INT64_MAX else a for a in args)
 
 
-def _host_operand(backend: MLXBackend, array: Any) -> npt.NDArray[Any]:
+def host_operand(backend: MLXBackend, array: Any) -> npt.NDArray[Any]:
     """Return an MLX operand of a host computation as a read-only NumPy view (no copy).
 
     CONTRACT section 9, version 3: an operation that runs on the host runs "over the
@@ -99,6 +100,18 @@ def _host_operand(backend: MLXBackend, array: Any) -> npt.NDArray[Any]:
     writes into the device's buffer, and a result that is a view of it is copied where
     it is moved back to the device. A copy where MLX exports no buffer (bfloat16, a
     device without host views).
+
+    Parameters
+    ----------
+    backend : MLXBackend
+        The Metal device's backend.
+    array : mlx.core.array
+        The operand (evaluated first: the view reads its finished values).
+
+    Returns
+    -------
+    numpy.ndarray
+        A read-only view of ``array``'s buffer, of its shape; or a copy (see above).
     """
     mlx_eval(array)
     try:
@@ -122,7 +135,7 @@ def _to_host(backend: MLXBackend, value: Any, views: bool = True) -> Any:
     """Return ``value`` with its MLX arrays on the host: read-only views, or copies."""
     mx = backend.mx
     if isinstance(value, mx.array):
-        return _host_operand(backend, value) if views else backend.to_numpy(value)
+        return host_operand(backend, value) if views else backend.to_numpy(value)
     if isinstance(value, (list, tuple)):
         return type(value)(_to_host(backend, v, views) for v in value)
     if isinstance(value, dict):
@@ -137,7 +150,12 @@ def _to_device(backend: MLXBackend, value: Any) -> Any:
         array = np.asarray(value)
         dtype = _dtypes.from_numpy(array.dtype) or _dtypes.narrow(array.dtype)
         if dtype in backend.held:
-            # (a dtype MLX cannot hold on its device: kept in host memory, no narrowing)
+            # (a dtype MLX cannot hold on its device: kept in host memory, no narrowing;
+            # a fresh result that owns its buffer is kept as it is, where a view, of an
+            # operand's host view for one, is copied)
+            flags = array.flags
+            if array.base is None and flags.c_contiguous and flags.writeable:
+                return array
             return np.array(array, order="C", copy=True)
         return backend.asarray(array, dtype)
     if isinstance(value, tuple) and hasattr(value, "_fields"):

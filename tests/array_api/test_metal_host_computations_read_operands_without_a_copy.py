@@ -51,3 +51,42 @@ def test_the_operands_of_a_host_computation_stay_writable_and_share_nothing_with
     x[0] = 100.0  # the operand is still a writable Array
     np.testing.assert_array_equal(np.asarray(got), -np.abs(values))  # the result is its own
     assert float(x[0]) == 100.0
+
+
+def test_a_boolean_mask_indexes_a_view_of_the_operand(monkeypatch: pytest.MonkeyPatch) -> None:
+    from stridewave.array_api._mlx_backend import MLXBackend
+
+    copied: list[tuple[int, ...]] = []
+    to_numpy = MLXBackend.to_numpy
+
+    def spied(self: MLXBackend, array: Any) -> Any:
+        copied.append(tuple(array.shape))
+        return to_numpy(self, array)
+
+    values = np.arange(400, dtype=np.float32).reshape(100, 4) - 150.0
+    x = xp.asarray(values, device=METAL) * 1.0
+    mask = x[:, 0] > 0
+    monkeypatch.setattr(MLXBackend, "to_numpy", spied)
+    got = x[mask]  # a data-dependent shape: NumPy computes it on the host
+    monkeypatch.undo()
+    assert (100, 4) not in copied, "the masked operand was copied to the host"
+    np.testing.assert_array_equal(np.asarray(got), values[values[:, 0] > 0])
+    x[:] = 0.0  # the result shares nothing with its operand
+    np.testing.assert_array_equal(np.asarray(got), values[values[:, 0] > 0])
+
+
+@pytest.mark.parametrize("operation", ["flip", "add", "conj"])
+def test_a_host_held_result_shares_nothing_with_its_operand(operation: str) -> None:
+    # complex128 is held in host memory for the Metal place: a host result that owns
+    # its buffer is kept as it is, a view of the operand (np.flip's) is copied
+    values = np.arange(6, dtype=np.complex128) * (1 + 2j)
+    z = xp.asarray(values, device=METAL)
+    got = {"flip": xp.flip, "add": lambda a: a + a, "conj": xp.conj}[operation](z)
+    expected = {"flip": np.flip, "add": lambda a: a + a, "conj": np.conj}[operation](values)
+    assert got.device == METAL
+    assert got.dtype == xp.complex128
+    z[:] = 0  # a write of the operand leaves the result alone
+    np.testing.assert_array_equal(np.asarray(got), expected)
+    got[0] = 9  # and a write of the result leaves the operand alone
+    np.testing.assert_array_equal(np.asarray(z), np.zeros(6, np.complex128))
+    assert complex(got[0]) == 9
