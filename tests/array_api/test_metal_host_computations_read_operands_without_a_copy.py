@@ -81,8 +81,10 @@ def test_a_host_held_result_shares_nothing_with_its_operand(operation: str) -> N
     # its buffer is kept as it is, a view of the operand (np.flip's) is copied
     values = np.arange(6, dtype=np.complex128) * (1 + 2j)
     z = xp.asarray(values, device=METAL)
-    got = {"flip": xp.flip, "add": lambda a: a + a, "conj": xp.conj}[operation](z)
-    expected = {"flip": np.flip, "add": lambda a: a + a, "conj": np.conj}[operation](values)
+    ours: dict[str, Any] = {"flip": xp.flip, "add": lambda a: a + a, "conj": xp.conj}
+    numpy: dict[str, Any] = {"flip": np.flip, "add": lambda a: a + a, "conj": np.conj}
+    got = ours[operation](z)
+    expected = numpy[operation](values)
     assert got.device == METAL
     assert got.dtype == xp.complex128
     z[:] = 0  # a write of the operand leaves the result alone
