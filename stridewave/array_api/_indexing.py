@@ -241,14 +241,15 @@ def setitem(x: Array, key: object, value: object) -> None:
         shape, strides, offset = geometry
         if (
             not shape
-            and type(source) is np.ndarray
             and not source.shape
-            and source.dtype.kind in "biufc"
+            and (type(source) is not np.ndarray or source.dtype.kind in "biufc")
         ):
-            # One element of host storage (``a[i, j] = v``, scikit-learn's diagonal
-            # fills): the carrier's own element write, with the same checks and one
-            # version step, instead of a one-slot scatter. ``item()`` is the value
-            # already cast to the dtype, so the carrier stores it exactly.
+            # One element (``a[i, j] = v``, scikit-learn's diagonal fills): the
+            # carrier's own element write, with the same checks and one version step,
+            # instead of a one-slot scatter through a source carrier. ``item()`` is the
+            # value already cast to the dtype (a NumPy or an MLX 0-d array), so the
+            # carrier stores it exactly; on Metal the carrier waits for the device
+            # work that reads its storage, as every host write does.
             carrier.set_value(offset, source.item())
             return
         try:

@@ -58,3 +58,43 @@ def test_a_refused_element_write_changes_nothing(device: xp.Device) -> None:
         x[0, 1] = 1j
     assert x.carrier.version == before
     assert not np.asarray(x.to_device(xp.Device("CPU"))).any()
+
+
+@pytest.mark.parametrize(
+    ("dtype", "value_dtype", "value", "stored"),
+    [
+        ("float32", "float32", 0.0, 0.0),
+        ("float32", "float64", 0.1, float(np.float32(0.1))),  # a wider float rounds
+        ("int16", "int64", -7, -7),
+        ("uint64", "uint64", 2**64 - 1, 2**64 - 1),
+        ("bool", "bool", True, True),
+    ],
+)
+def test_a_zero_dimensional_array_written_into_an_element_is_cast_once(
+    device: xp.Device, dtype: str, value_dtype: str, value: object, stored: object
+) -> None:
+    # scikit-learn's diagonal fill: ``a[i, i] = value`` with ``value = xp.asarray(0)``
+    x = xp.ones((3, 3), dtype=getattr(xp, dtype), device=device)
+    pending = x * 1  # a result computed from x before the writes, possibly still running
+    expected = np.asarray(pending.to_device(xp.Device("CPU"))).copy()
+    v = xp.asarray(value, dtype=getattr(xp, value_dtype), device=device)
+    carrier = x.carrier
+    before = carrier.version
+    for i in range(3):
+        x[i, i] = v
+    assert carrier.version == before + 3
+    host = np.asarray(x.to_device(xp.Device("CPU")))
+    assert [host[i, i].item() for i in range(3)] == [stored] * 3
+    assert host[0, 1] == 1  # no other slot was touched
+    np.testing.assert_array_equal(np.asarray(pending.to_device(xp.Device("CPU"))), expected)
+
+
+def test_an_element_write_from_another_device_is_refused(device: xp.Device) -> None:
+    other = xp.Device("Metal") if device != xp.Device("Metal") else xp.Device("CPU")
+    if other not in xp.__array_namespace_info__().devices():
+        pytest.skip(f"{other} is not available here")
+    x = xp.zeros((2, 2), dtype=xp.float32, device=device)
+    before = x.carrier.version
+    with pytest.raises(ValueError, match="device"):
+        x[0, 0] = xp.asarray(1.0, dtype=xp.float32, device=other)
+    assert x.carrier.version == before
