@@ -141,6 +141,14 @@ class Backend(Protocol):
         """
         ...
 
+    def write_element(self, target: Tensor, offset: int, source: Any) -> bool:
+        """Write a 0-d native ``source`` into storage slot ``offset``, or return False.
+
+        True when done (the carrier's element write: its checks, one version step);
+        False where the backend does not take the call (the caller scatters it).
+        """
+        ...
+
     def direct(self, name: str) -> Callable[..., Adopted | None] | None:
         """Return a fast call of ``name`` on this device's Arrays, or None if there is none."""
         ...

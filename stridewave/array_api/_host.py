@@ -544,6 +544,40 @@ class HostBackend:
         self._directs[name] = found
         return found
 
+    @staticmethod
+    def write_element(target: Tensor, offset: int, source: Any) -> bool:
+        """Write a 0-d NumPy ``source`` into slot ``offset`` of the target's carrier.
+
+        One element (``a[i, j] = v``, scikit-learn's diagonal fills) is the carrier's
+        own element write (``Carrier.set_value``: its checks and one version step),
+        not a one-slot scatter. ``source`` is the value already cast to the target's
+        dtype, so its ``item()`` is stored exactly.
+
+        Parameters
+        ----------
+        target : Tensor
+            The Array written.
+        offset : int
+            The storage slot, in slots.
+        source : numpy.ndarray
+            A 0-d array of the target's dtype.
+
+        Returns
+        -------
+        bool
+            True when written; False for a value of no NumPy kind (ml_dtypes'
+            bfloat16: the caller scatters it).
+
+        Raises
+        ------
+        RuntimeError
+            If the carrier refuses writes (immutable, owned, released).
+        """
+        if type(source) is not np.ndarray or source.dtype.kind not in "biufc":
+            return False
+        target._carrier.set_value(offset, source.item())  # type: ignore[union-attr]
+        return True
+
     def update_in_place(self, name: str, target: Tensor, operand: object) -> bool:
         """Compute ``target = name(target, operand)`` into the carrier, as NumPy's ``x += y``.
 

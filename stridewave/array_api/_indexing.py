@@ -239,19 +239,8 @@ def setitem(x: Array, key: object, value: object) -> None:
     backend = device.backend
     if geometry is not None:
         shape, strides, offset = geometry
-        if (
-            not shape
-            and not source.shape
-            and (type(source) is not np.ndarray or source.dtype.kind in "biufc")
-        ):
-            # One element (``a[i, j] = v``, scikit-learn's diagonal fills): the
-            # carrier's own element write, with the same checks and one version step,
-            # instead of a one-slot scatter through a source carrier. ``item()`` is the
-            # value already cast to the dtype (a NumPy or an MLX 0-d array), so the
-            # carrier stores it exactly; on Metal the carrier waits for the device
-            # work that reads its storage, as every host write does.
-            carrier.set_value(offset, source.item())
-            return
+        if not shape and not source.shape and backend.write_element(x, offset, source):
+            return  # (one element: the carrier's element write, ``a[i, j] = v``)
         try:
             values = backend.broadcast_to(source, shape)
         except ValueError as exc:

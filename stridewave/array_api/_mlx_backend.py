@@ -491,6 +491,45 @@ class MLXBackend:
         """
         return False
 
+    @staticmethod
+    def write_element(target: Tensor, offset: int, source: Any) -> bool:
+        """Write a 0-d ``source`` into slot ``offset`` where the host writes in place.
+
+        One element is the carrier's own element write (``Carrier.set_value``: its
+        checks, one version step, a wait for the device work that reads the
+        storage) where the host maps the buffer in place (MLX's CPU device, Apple's
+        unified memory) or holds it (a host-held dtype); on MLX's CUDA GPU, where a
+        host view would first move the whole buffer to managed memory, the caller
+        scatters it on the device instead.
+
+        Parameters
+        ----------
+        target : Tensor
+            The Array written.
+        offset : int
+            The storage slot, in slots.
+        source : mlx.core.array or numpy.ndarray
+            A 0-d array of the target's dtype.
+
+        Returns
+        -------
+        bool
+            True when written; False where the device writes it (see above).
+
+        Raises
+        ------
+        RuntimeError
+            If the carrier refuses writes (immutable, owned, released).
+        """
+        carrier = target._carrier
+        metal = carrier.primary if isinstance(carrier, Evictable) else carrier
+        if isinstance(metal, Metal) and not metal.writes_on_host(1):
+            return False
+        if type(source) is np.ndarray and source.dtype.kind not in "biufc":
+            return False
+        carrier.set_value(offset, source.item())  # type: ignore[union-attr]
+        return True
+
     def direct(self, name: str) -> Callable[..., Adopted | None] | None:
         """Return ``name`` as a call on Metal Arrays that skips the general dispatch.
 
@@ -637,11 +676,22 @@ class MLXBackend:
             )
         ):
             host = values if type(values) is np.ndarray else self.to_numpy(values)
-            flat = np.ascontiguousarray(
-                np.broadcast_to(host.astype(_dtypes.numpy_dtype(dtype), copy=False), shape)
-            ).reshape(-1)
+            np_dtype = _dtypes.numpy_dtype(dtype)
+            if (
+                host.base is None
+                and host.flags.c_contiguous
+                and host.dtype == np_dtype
+                and host.shape == shape
+            ):
+                # (an array that owns its buffer, a host result or the copy just made,
+                # is no view of the target: the scatter reads it as it is)
+                flat = host.reshape(-1)
+            else:
+                flat = np.array(
+                    np.broadcast_to(host.astype(np_dtype, copy=False), shape), order="C"
+                ).reshape(-1)
             kind: Any = carrier_for("CPU", dtype)
-            held: Carrier = kind.from_numpy(np.array(flat, copy=True), mutable=False)
+            held: Carrier = kind.from_numpy(flat, mutable=False)
             return held
         with self.stream():
             # mx.contiguous: a broadcast keeps zero strides through reshape and

@@ -99,7 +99,7 @@ __all__ = ["Metal"]
 _METAL_DTYPES: Final[tuple[DType, ...]] = (DType.Float32, DType.Int32, DType.Bool)
 
 #: The most slots an array API write writes through the host view where the host maps
-#: the buffer in place (``Metal._writes_on_host``); a larger one is the device's.
+#: the buffer in place (``Metal.writes_on_host``); a larger one is the device's.
 _HOST_WRITE_MAX: Final = 4096
 
 
@@ -565,14 +565,24 @@ class Metal(_ArrayCarrier):
         """
         return self._device_name == CUDA_DEVICE_NAME
 
-    def _writes_on_host(self, count: int) -> bool:
-        """Whether a partial write of ``count`` slots goes through the host view.
+    def writes_on_host(self, count: int) -> bool:
+        """Whether a partial write of ``count`` slots goes through the host view; internal API.
 
         Where the host maps the buffer in place (MLX's CPU device, Apple's unified
         memory), for at most :data:`_HOST_WRITE_MAX` slots: a larger write is the
         device's (on a GPU its copy of the buffer is faster than the host's write).
         Never on MLX's CUDA GPU, where a host view moves the whole buffer to managed
         memory first.
+
+        Parameters
+        ----------
+        count : int
+            The slots written.
+
+        Returns
+        -------
+        bool
+            Whether the host writes them.
         """
         return count <= _HOST_WRITE_MAX and not self.moves_to_map()
 
@@ -830,7 +840,7 @@ class Metal(_ArrayCarrier):
         # own reference keeps MLX from reusing it): one full copy per element of a
         # loop of element writes, as scikit-learn's fill of a diagonal is. ``scatter``
         # itself keeps MLX's write, which takes no host view.
-        host = mapping.size < self._slots and self._writes_on_host(mapping.size)
+        host = mapping.size < self._slots and self.writes_on_host(mapping.size)
         self._scatter_template(
             to_scatter, scatter_onto, mapping, mapping_offset, self._host_scatter if host else None
         )

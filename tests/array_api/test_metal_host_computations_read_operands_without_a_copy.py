@@ -92,3 +92,17 @@ def test_a_host_held_result_shares_nothing_with_its_operand(operation: str) -> N
     got[0] = 9  # and a write of the result leaves the operand alone
     np.testing.assert_array_equal(np.asarray(z), np.zeros(6, np.complex128))
     assert complex(got[0]) == 9
+
+
+def test_writes_of_host_held_values_share_nothing_with_their_source() -> None:
+    values = np.arange(6, dtype=np.complex128) * (1 - 1j)
+    z = xp.asarray(values, device=METAL)
+    w = z * 2  # a fresh host-held result
+    target = xp.zeros(6, dtype=xp.complex128, device=METAL)
+    target[:] = w  # written from w's own buffer
+    w[0] = 100  # the source stays its own
+    np.testing.assert_array_equal(np.asarray(target), values * 2)
+    z[:] = xp.flip(z)  # a source over the target's storage: read before written
+    np.testing.assert_array_equal(np.asarray(z), values[::-1])
+    z[1:] = z[:-1]  # an overlapping view of the target itself
+    np.testing.assert_array_equal(np.asarray(z), np.r_[values[5], values[::-1][:-1]])
