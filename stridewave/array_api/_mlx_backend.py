@@ -642,10 +642,29 @@ class MLXBackend:
                 if array.ndim:
                     self.shims.check_indices(key[0], array.shape[0], 0)
                 return array[key[0]]
+        if len(key) == 1 and isinstance(key[0], mx.array) and 1 <= key[0].ndim <= array.ndim:
+            mask = key[0]  # (a boolean mask over the leading axes: the rows it selects)
+            if tuple(mask.shape) == tuple(array.shape[: mask.ndim]):
+                return self._masked(array, mask)
         host_key = tuple(self.to_numpy(k) if isinstance(k, mx.array) else k for k in key)
         # (a boolean mask or a mixed key indexes a read-only host view of the operand,
         # not a host copy of all of it: the result is NumPy's fresh copy of the elements)
         return self.asarray(host_operand(self, array)[host_key], None)
+
+    def _masked(self, array: Any, mask: Any) -> Any:
+        """Return ``array[mask]`` for a boolean mask of ``array``'s leading axes.
+
+        The mask's True positions are found on the host (a view of the mask, which
+        is small beside the array), and the rows they select are gathered on the
+        device: the array never leaves it (scikit-learn's class means, ``X[y == k]``).
+        """
+        mx = self.mx
+        lead = int(np.prod(mask.shape))
+        positions = np.flatnonzero(host_operand(self, mask))
+        index_dtype = np.int32 if lead <= np.iinfo(np.int32).max else np.int64
+        with self.stream():
+            rows = mx.reshape(array, (lead, *array.shape[mask.ndim :]))
+            return mx.take(rows, mx.array(positions.astype(index_dtype)), axis=0)
 
     def set_advanced(self, array: Any, key: tuple[Any, ...], values: Any) -> Any:
         """Return a copy of ``array`` with ``values`` written at the advanced ``key``."""

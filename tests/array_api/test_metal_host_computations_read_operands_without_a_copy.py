@@ -53,7 +53,7 @@ def test_the_operands_of_a_host_computation_stay_writable_and_share_nothing_with
     assert float(x[0]) == 100.0
 
 
-def test_a_boolean_mask_indexes_a_view_of_the_operand(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_boolean_mask_copies_no_operand_to_the_host(monkeypatch: pytest.MonkeyPatch) -> None:
     from stridewave.array_api._mlx_backend import MLXBackend
 
     copied: list[tuple[int, ...]] = []
@@ -67,9 +67,10 @@ def test_a_boolean_mask_indexes_a_view_of_the_operand(monkeypatch: pytest.Monkey
     x = xp.asarray(values, device=METAL) * 1.0
     mask = x[:, 0] > 0
     monkeypatch.setattr(MLXBackend, "to_numpy", spied)
-    got = x[mask]  # a data-dependent shape: NumPy computes it on the host
+    got = x[mask]  # a data-dependent shape: the rows found on the host, gathered on the device
     monkeypatch.undo()
     assert (100, 4) not in copied, "the masked operand was copied to the host"
+    assert got.device == METAL
     np.testing.assert_array_equal(np.asarray(got), values[values[:, 0] > 0])
     x[:] = 0.0  # the result shares nothing with its operand
     np.testing.assert_array_equal(np.asarray(got), values[values[:, 0] > 0])
@@ -106,3 +107,31 @@ def test_writes_of_host_held_values_share_nothing_with_their_source() -> None:
     np.testing.assert_array_equal(np.asarray(z), values[::-1])
     z[1:] = z[:-1]  # an overlapping view of the target itself
     np.testing.assert_array_equal(np.asarray(z), np.r_[values[5], values[::-1][:-1]])
+
+
+@pytest.mark.parametrize(
+    ("shape", "mask_of"),
+    [
+        ((7,), lambda v: v > 0),
+        ((6, 3), lambda v: v[:, 0] > 0),  # rows
+        ((6, 3), lambda v: v > 0),  # every element
+        ((4, 3, 2), lambda v: v[:, :, 0] > 0),  # two leading axes
+        ((5, 2), lambda v: v[:, 0] > 1e9),  # nothing selected
+        ((0, 3), lambda v: v[:, 0] > 0),  # an empty operand
+    ],
+)
+def test_boolean_mask_indexing_matches_numpy(shape: tuple[int, ...], mask_of: Any) -> None:
+    size = int(np.prod(shape))
+    values = (np.arange(size, dtype=np.float32) * 7 % 11 - 5).reshape(shape)
+    x = xp.asarray(values, device=METAL)
+    got = x[mask_of(x)]
+    expected = values[mask_of(values)]
+    assert got.shape == expected.shape
+    np.testing.assert_array_equal(np.asarray(got), expected)
+
+
+def test_a_boolean_mask_of_the_wrong_shape_raises_index_error() -> None:
+    x = xp.asarray(np.zeros((4, 3), np.float32), device=METAL)
+    mask = xp.asarray(np.ones(3, bool), device=METAL)
+    with pytest.raises(IndexError):
+        x[mask]
