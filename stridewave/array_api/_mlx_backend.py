@@ -497,10 +497,12 @@ class MLXBackend:
 
         One element is the carrier's own element write (``Carrier.set_value``: its
         checks, one version step, a wait for the device work that reads the
-        storage) where the host maps the buffer in place (MLX's CPU device, Apple's
-        unified memory) or holds it (a host-held dtype); on MLX's CUDA GPU, where a
-        host view would first move the whole buffer to managed memory, the caller
-        scatters it on the device instead.
+        storage) where it goes through the host view (``Metal.writes_element_on_host``:
+        where the host maps the buffer in place, MLX's CPU device and Apple's unified
+        memory, and on MLX's CUDA GPU for a buffer of at most 64 MiB) or the host
+        holds the dtype; for a larger buffer on MLX's CUDA GPU, where a host view
+        would first move all of it to managed memory, the caller scatters it on the
+        device instead.
 
         Parameters
         ----------
@@ -523,7 +525,7 @@ class MLXBackend:
         """
         carrier = target._carrier
         metal = carrier.primary if isinstance(carrier, Evictable) else carrier
-        if isinstance(metal, Metal) and not metal.writes_on_host(1):
+        if isinstance(metal, Metal) and not metal.writes_element_on_host():
             return False
         if type(source) is np.ndarray and source.dtype.kind not in "biufc":
             return False

@@ -68,16 +68,37 @@ def test_an_element_write_leaves_the_operations_issued_before_it_unchanged() -> 
     assert float(c[2, 2]) == -1.0
 
 
-def test_element_writes_stay_mlx_writes_where_a_host_view_moves_the_buffer(
+def test_element_writes_of_a_large_buffer_stay_mlx_writes_where_a_host_view_moves_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from stridewave.carriers import Metal
+    from stridewave.carriers import Metal, _metal
 
     monkeypatch.setattr(Metal, "moves_to_map", lambda self: True)
+    monkeypatch.setattr(_metal, "_ELEMENT_WRITE_MOVE_MAX", 16 * 16 * 4 - 1)  # a byte short
     a = _fresh_matrix(16)
     a[3, 3] = 7.0
     assert not a._carrier._viewed  # no host view taken: it would move the whole buffer
     assert float(a[3, 3]) == 7.0 and float(a[3, 4]) == 52.0
+
+
+def test_element_writes_of_a_small_buffer_take_the_host_view_where_it_moves_the_buffer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from stridewave.carriers import Metal, _metal
+
+    monkeypatch.setattr(Metal, "moves_to_map", lambda self: True)
+    monkeypatch.setattr(_metal, "_ELEMENT_WRITE_MOVE_MAX", 16 * 16 * 4)
+    a = _fresh_matrix(16)
+    b = a * 2  # a device read of the storage, issued before the writes
+    version = a.carrier.version
+    for i in range(16):
+        a[i, i] = -1.0  # moved once, then written as NumPy writes
+    assert a._carrier._viewed
+    assert a.carrier.version == version + 16
+    expected = np.arange(16 * 16, dtype=np.float32).reshape(16, 16)
+    np.testing.assert_array_equal(np.asarray(b), expected * 2)
+    np.fill_diagonal(expected, -1.0)
+    np.testing.assert_array_equal(np.asarray(a), expected)
 
 
 def test_a_whole_array_write_through_a_row_major_mapping_builds_no_index_array(
