@@ -34,6 +34,7 @@ __all__ = [
     "binary",
     "common_device",
     "device_of",
+    "directs_of",
     "devices_of",
     "direct",
     "host_values",
@@ -188,6 +189,25 @@ _DIRECTS: Final[dict[str, dict[Device, Callable[..., Adopted | None] | None]]] =
 
 #: Not looked up yet.
 _UNSET: Final = object()
+
+
+def directs_of(name: str) -> dict[Device, Callable[..., Adopted | None] | None]:
+    """Return the table of ``name``'s direct calls by device (filled by :func:`direct`).
+
+    For the Array's operators, which read it once per call: a device not in it yet
+    is looked up by the general step (:func:`binary`) on its first call.
+
+    Parameters
+    ----------
+    name : str
+        The namespace function.
+
+    Returns
+    -------
+    dict
+        Device to direct call (None: the device has none), the live table.
+    """
+    return _DIRECTS.setdefault(name, {})
 
 
 def direct(name: str, device: Device) -> Callable[..., Adopted | None] | None:

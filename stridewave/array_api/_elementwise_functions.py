@@ -10,9 +10,9 @@ import inspect
 from collections.abc import Callable
 from typing import Any, Final
 
-from stridewave.array_api._array import Array
+from stridewave.array_api._array import Array, binary_call
 from stridewave.array_api._common import document, one
-from stridewave.array_api._dispatch import binary, devices_of, unary
+from stridewave.array_api._dispatch import devices_of, unary
 
 _P = inspect.Parameter
 _POS: Final = _P.POSITIONAL_ONLY
@@ -29,8 +29,7 @@ def _unary(name: str, summary: str) -> Callable[[Any], Array]:
 
 
 def _binary(name: str, summary: str) -> Callable[[Any, Any], Array]:
-    def func(x1: Any, x2: Any, /) -> Array:
-        return Array._new(*binary(name, x1, x2))
+    func = binary_call(name)  # (the one call itself: a function of its own per name)
 
     func.__name__ = func.__qualname__ = name
     func.__signature__ = inspect.Signature([_P("x1", _POS), _P("x2", _POS)])  # type: ignore[attr-defined]

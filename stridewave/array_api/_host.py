@@ -149,6 +149,7 @@ def _direct_ufunc(backend: HostBackend, ufunc: np.ufunc) -> Callable[..., Adopte
     unset = UNSET_ERRSTATE
     loud = quiet(ufunc)
     scalars = _PY_SCALARS
+    ndarray = np.ndarray
 
     def fresh(result: Any) -> Adopted:
         # (a fresh C-ordered result of a standard dtype is kept as it is)
@@ -178,16 +179,26 @@ def _direct_ufunc(backend: HostBackend, ufunc: np.ufunc) -> Callable[..., Adopte
         return unary
 
     def binary(x1: Any, x2: Any) -> Adopted:
+        # ``layout``: the operands' one row-major layout (one cached Layout object, a
+        # Python scalar taking the other's), whose result is a fresh C-ordered array
+        # of that layout: no check of NumPy's result's shape or flags then (this
+        # runs in every operator on the CPU device)
         if type(x1) in scalars:
             a = x1
+            layout = None
         else:
             native = x1._native
             a = native[0] if native is not None and native[1] is LAZY else read(x1)
+            layout = x1._layout
         if type(x2) in scalars:
             b = x2
         else:
             native = x2._native
             b = native[0] if native is not None and native[1] is LAZY else read(x2)
+            if layout is None:
+                layout = x2._layout
+            elif layout is not x2._layout:
+                layout = None
         if get_state() is not unset:
             result = ufunc(a, b)
         else:
@@ -195,7 +206,19 @@ def _direct_ufunc(backend: HostBackend, ufunc: np.ufunc) -> Callable[..., Adopte
                 result = QUIET(ufunc, a, b)
             except RuntimeError:  # (another thread computes in the context)
                 result = loud(a, b)
-        return fresh(result)
+        if type(result) is ndarray:
+            dtype = dtypes.get(result.dtype)
+            if dtype is not None:
+                if layout is not None:
+                    cached = layouts.get(layout._shape)
+                    if cached is layout and cached is not None:
+                        return (None, cached, 0, (result, LAZY, dtype))
+                if result.flags.c_contiguous:
+                    shaped = layouts.get(result.shape)
+                    if shaped is None:
+                        shaped = contiguous_layout(result.shape)
+                    return (None, shaped, 0, (result, LAZY, dtype))
+        return adopt(result, ())
 
     return binary
 

@@ -179,3 +179,31 @@ def test_an_integer_array_to_the_float_two_is_float64_as_in_numpy() -> None:
     got = np.asarray(xp.asarray(values) ** 2.0)
     assert got.dtype == np.float64
     np.testing.assert_array_equal(got, values**2.0)
+
+
+@pytest.mark.parametrize(
+    "operands",
+    ["same shape", "a row of a larger array", "a transposed view", "broadcast rows", "a scalar"],
+)
+def test_operator_results_have_numpys_values_and_row_major_geometry(operands: str) -> None:
+    # a fresh result of two operands with one row-major layout takes that layout
+    # without a look at NumPy's result; any other pair is looked at
+    base = np.arange(24, dtype=np.float32).reshape(4, 6)
+    big = xp.asarray(np.arange(48, dtype=np.float32).reshape(2, 4, 6))
+    x = xp.asarray(base)
+    y, numpy_y = {
+        "same shape": (xp.asarray(base * 2), base * 2),
+        "a row of a larger array": (big[1], np.asarray(big)[1]),
+        "a transposed view": (xp.asarray(base.T.copy()).T, base),
+        "broadcast rows": (xp.asarray(base[:1]), base[:1]),
+        "a scalar": (1.5, 1.5),
+    }[operands]
+    for got, expected in (
+        (x + y, base + numpy_y),
+        (x * y, base * numpy_y),
+        (y - x, numpy_y - base),
+    ):
+        host = np.asarray(got)
+        np.testing.assert_array_equal(host, expected)
+        assert host.flags.c_contiguous
+        assert got.layout.strides == tuple(s // 4 for s in expected.strides) or not host.size
