@@ -6,8 +6,9 @@ device is a place (:class:`~stridewave.array_api._device.Device`), and everythin
 device-specific goes through that device's backend
 (:class:`~stridewave.array_api._backend.Backend`): the operators call the dispatch
 step (:mod:`~stridewave.array_api._dispatch`, which also reads and writes operands'
-values), :meth:`Array._new` is the one constructor, and :func:`wrap` turns a
-backend result into Arrays by the backend's adoption.
+values) through :func:`binary_call`, and :meth:`Array._new` is the one constructor
+(:func:`~stridewave.array_api._common.wrap` turns a backend result into Arrays by the
+backend's adoption).
 
 Indexing builds Arrays, so it sits above this module and installs
 ``getitem``/``setitem`` here when it loads (:func:`install`).
@@ -19,7 +20,7 @@ import os
 import sys
 import threading
 import types
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
@@ -42,6 +43,7 @@ from stridewave.array_api._dispatch import (
     write,
 )
 from stridewave.array_api._dtypes import isdtype
+from stridewave.array_api._numpy_namespace import UFUNC_NAMES
 from stridewave.carriers import Carrier
 from stridewave.carriers._messages import dtype_text
 from stridewave.carriers._protocols import _caller_module
@@ -59,7 +61,6 @@ __all__ = [
     "device_of",
     "install",
     "permuted",
-    "wrap",
 ]
 
 
@@ -106,46 +107,6 @@ def _one_slice(x: Array, key: slice) -> Array | None:
     return Array._new((x._carrier, view_layout, offset, None), x._device)
 
 
-def wrap(result: Any, device: Device, sources: tuple[Tensor, ...] = ()) -> Any:
-    """Wrap backend results (a native array, or tuples/namedtuples/lists of them).
-
-    Parameters
-    ----------
-    result : object
-        What the backend's namespace returned.
-    device : Device
-        The device it was computed on.
-    sources : tuple of Tensor
-        The operands (a result that views one becomes a view of its carrier).
-
-    Returns
-    -------
-    object
-        Arrays in place of native arrays; anything else unchanged.
-    """
-    backend = device.backend
-    if backend.is_native(result):
-        return Array._new(backend.adopt(result, sources), device)
-    if isinstance(result, tuple):
-        items = [wrap(item, device, sources) for item in result]
-        if hasattr(result, "_fields"):
-            return type(result)(*items)
-        return tuple(items)
-    if isinstance(result, list):
-        return [wrap(item, device, sources) for item in result]
-    return result
-
-
-def wrap_one(result: Any, device: Device) -> Array:
-    """:func:`wrap` for one native array."""
-    return Array._new(device.backend.adopt(result, ()), device)
-
-
-def adopted(found: Adopted, device: Device) -> Array:
-    """Return the Array of a backend's adopted result (a direct call's)."""
-    return Array._new(found, device)
-
-
 # -- the array object --------------------------------------------------------------------
 
 #: A complex scalar is among them: with a real floating array it gives the complex dtype
@@ -157,41 +118,6 @@ _SCALAR_OPERANDS: Final = (*_SCALARS, np.generic)
 #: Any operand the operators take: a scalar operand or an array (scalars tested first:
 #: for them isinstance answers before the Tensor ABC check).
 _OPERANDS: Final = (*_SCALAR_OPERANDS, Tensor)
-
-#: The NumPy ufuncs a NumPy scalar's operator calls (``np.float32(2) ** x`` calls
-#: ``np.power``), each with the namespace function that answers it
-#: (``Array.__array_ufunc__``): every binary operator of the standard.
-_UFUNC_NAMES: Final[Mapping[str, str]] = types.MappingProxyType(
-    {
-        **{
-            name: name
-            for name in (
-                "add",
-                "subtract",
-                "multiply",
-                "divide",
-                "floor_divide",
-                "remainder",
-                "bitwise_and",
-                "bitwise_or",
-                "bitwise_xor",
-                "less",
-                "less_equal",
-                "greater",
-                "greater_equal",
-                "equal",
-                "not_equal",
-                "logical_and",
-                "logical_or",
-                "logical_xor",
-            )
-        },
-        "power": "pow",
-        "left_shift": "bitwise_left_shift",
-        "right_shift": "bitwise_right_shift",
-    }
-)
-
 
 #: The indexing functions ``__getitem__``/``__setitem__`` call (``getitem``,
 #: ``setitem``), installed by :mod:`~stridewave.array_api._indexing` when it loads: it
@@ -537,7 +463,9 @@ class Array(Tensor):
         if target == self._device:
             return self
         values = np.asarray(host_values(self, self._device))
-        moved: Array = wrap_one(target.backend.asarray(values, self.dtype), target)
+        moved: Array = Array._new(
+            target.backend.adopt(target.backend.asarray(values, self.dtype), ()), target
+        )
         return moved
 
     def __dlpack__(
@@ -799,7 +727,7 @@ class Array(Tensor):
         Array or numpy.ndarray or object
             An Array for a NumPy scalar's operator; else NumPy's result.
         """
-        name = _UFUNC_NAMES.get(ufunc.__name__) if method == "__call__" else None
+        name = UFUNC_NAMES.get(ufunc.__name__) if method == "__call__" else None
         if name is not None and not kwargs:
             # (a NumPy scalar's comparison hands NumPy's ufunc a 0-d ndarray of it)
             values = [

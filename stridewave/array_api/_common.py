@@ -13,10 +13,53 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from stridewave.array_api import _dispatch
-from stridewave.array_api._array import Array, wrap
+from stridewave.array_api._array import Array
+from stridewave.array_api._backend import Adopted
 from stridewave.array_api._device import Device
+from stridewave.tensor import Tensor
 
-__all__ = ["apply", "document", "document_all", "one"]
+__all__ = ["adopted", "apply", "document", "document_all", "one", "wrap", "wrap_one"]
+
+
+def wrap(result: Any, device: Device, sources: tuple[Tensor, ...] = ()) -> Any:
+    """Wrap backend results (a native array, or tuples/namedtuples/lists of them).
+
+    Parameters
+    ----------
+    result : object
+        What the backend's namespace returned.
+    device : Device
+        The device it was computed on.
+    sources : tuple of Tensor
+        The operands (a result that views one becomes a view of its carrier).
+
+    Returns
+    -------
+    object
+        Arrays in place of native arrays; anything else unchanged.
+    """
+    backend = device.backend
+    if backend.is_native(result):
+        return Array._new(backend.adopt(result, sources), device)
+    if isinstance(result, tuple):
+        items = [wrap(item, device, sources) for item in result]
+        if hasattr(result, "_fields"):
+            return type(result)(*items)
+        return tuple(items)
+    if isinstance(result, list):
+        return [wrap(item, device, sources) for item in result]
+    return result
+
+
+def wrap_one(result: Any, device: Device) -> Array:
+    """:func:`wrap` for one native array."""
+    return Array._new(device.backend.adopt(result, ()), device)
+
+
+def adopted(found: Adopted, device: Device) -> Array:
+    """Return the Array of a backend's adopted result (a direct call's)."""
+    return Array._new(found, device)
+
 
 _P = inspect.Parameter
 _POS: Final = _P.POSITIONAL_ONLY

@@ -12,8 +12,8 @@ from typing import Any, Final
 import numpy as np
 
 from stridewave.array_api import _dtypes, _messages
-from stridewave.array_api._array import Array, adopted, as_array, wrap_one
-from stridewave.array_api._common import apply, document, document_all, one
+from stridewave.array_api._array import Array, as_array
+from stridewave.array_api._common import adopted, apply, document, document_all, one, wrap_one
 from stridewave.array_api._data_type_functions import astype
 from stridewave.array_api._device import Device, as_device, check_dtype, default_device
 from stridewave.array_api._dispatch import _flat as _dispatch_flat

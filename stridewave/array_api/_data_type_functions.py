@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from stridewave.array_api import _dtypes
-from stridewave.array_api._array import Array, as_array, wrap_one
-from stridewave.array_api._common import document
+from stridewave.array_api._array import Array, as_array
+from stridewave.array_api._common import document, wrap_one
 from stridewave.array_api._device import as_device, check_dtype
 from stridewave.array_api._dispatch import read
 

@@ -15,8 +15,9 @@ from typing import Any, Final
 import numpy as np
 
 from stridewave.array_api import _messages
-from stridewave.array_api._array import Array, adopted, as_array, install, wrap_one
+from stridewave.array_api._array import Array, as_array, install
 from stridewave.array_api._backend import contiguous_layout, strided_layout
+from stridewave.array_api._common import adopted, wrap_one
 from stridewave.array_api._device import Device
 from stridewave.array_api._dispatch import device_of, read, write
 from stridewave.array_api._dtypes import (

@@ -10,6 +10,8 @@ cannot hold there, a function MLX lacks): one set of corrections for both.
 
 from __future__ import annotations
 
+import types
+from collections.abc import Mapping
 from typing import Any, Final
 
 import array_api_compat.numpy
@@ -17,7 +19,7 @@ import numpy as np
 
 from stridewave.array_api._backend import QuietNamespace, quiet, through_float32
 
-__all__ = ["NAMESPACE", "SHIMMED"]
+__all__ = ["NAMESPACE", "SHIMMED", "UFUNC_NAMES"]
 
 #: ``array_api_compat.numpy`` (typed loosely: its stubs name fewer functions than it has).
 cnp: Any = array_api_compat.numpy
@@ -122,3 +124,37 @@ NAMESPACE: Final = _Namespace()
 #: The names a host shim answers (set by ``_Namespace.__init__``, before any function
 #: of compat's own is cached on the instance): these have no direct call.
 SHIMMED: Final = frozenset(vars(NAMESPACE))
+
+#: The NumPy ufuncs a NumPy scalar's operator calls (``np.float32(2) ** x`` calls
+#: ``np.power``), each with the namespace function that answers it
+#: (``Array.__array_ufunc__``): every binary operator of the standard.
+UFUNC_NAMES: Final[Mapping[str, str]] = types.MappingProxyType(
+    {
+        **{
+            name: name
+            for name in (
+                "add",
+                "subtract",
+                "multiply",
+                "divide",
+                "floor_divide",
+                "remainder",
+                "bitwise_and",
+                "bitwise_or",
+                "bitwise_xor",
+                "less",
+                "less_equal",
+                "greater",
+                "greater_equal",
+                "equal",
+                "not_equal",
+                "logical_and",
+                "logical_or",
+                "logical_xor",
+            )
+        },
+        "power": "pow",
+        "left_shift": "bitwise_left_shift",
+        "right_shift": "bitwise_right_shift",
+    }
+)

@@ -14,9 +14,10 @@ from __future__ import annotations
 from typing import Any
 
 from stridewave.array_api import _dtypes
-from stridewave.array_api._array import Array, wrap_one
+from stridewave.array_api._array import Array
 from stridewave.array_api._common import document_all as _document_all
 from stridewave.array_api._common import one as _one
+from stridewave.array_api._common import wrap_one
 from stridewave.array_api._device import as_device, default_device
 
 __all__ = [
