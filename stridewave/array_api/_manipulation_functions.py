@@ -6,6 +6,7 @@ import builtins
 from typing import Any
 
 import numpy as np
+from numpy.lib.array_utils import normalize_axis_tuple
 
 from stridewave.array_api import _dtypes, _messages
 from stridewave.array_api._array import Array, permuted
@@ -41,6 +42,21 @@ def flip(x: Any, /, *, axis: Any = None) -> Array:
 
 
 def moveaxis(x: Any, source: Any, destination: Any, /) -> Array:
+    # A view of the same carrier on every device, as permute_dims (NumPy's moveaxis is
+    # a view, and SciPy writes a result through one: ndimage's output= arrays); the
+    # backend answers, and raises, for anything else.
+    if type(x) is Array:
+        try:
+            sources = normalize_axis_tuple(source, x.ndim, "source")
+            destinations = normalize_axis_tuple(destination, x.ndim, "destination")
+        except (TypeError, ValueError, np.exceptions.AxisError):
+            pass  # (the backend raises its own error for these)
+        else:
+            if len(sources) == len(destinations):
+                order = [n for n in range(x.ndim) if n not in sources]
+                for to, axis in sorted(zip(destinations, sources, strict=True)):
+                    order.insert(to, axis)
+                return permuted(x, tuple(order))
     return one("moveaxis", (x, source, destination))
 
 

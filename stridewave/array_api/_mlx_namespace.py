@@ -122,6 +122,10 @@ def host_operand(backend: MLXBackend, array: Any) -> npt.NDArray[Any]:
     if view.shape != tuple(array.shape):
         fallback: npt.NDArray[Any] = backend.to_numpy(array)  # (not MLX's shape: its copy)
         return fallback
+    canonical = np.dtype(view.dtype.str)  # (MLX's "q" is NumPy's int64 "l": see below)
+    if canonical.char != view.dtype.char:
+        # (C code that switches on NumPy's type number takes long long for another type)
+        view = view.view(canonical)
     view.flags.writeable = False
     return view
 

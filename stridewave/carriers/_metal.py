@@ -177,7 +177,10 @@ def _numpy_over(array: Any, np_dtype: np.dtype[Any]) -> npt.NDArray[Any]:
     ``np_dtype``. Raises what ``memoryview`` raises where the device exposes no buffer.
     """
     if np_dtype.kind != "V":
-        return np.asarray(memoryview(array))
+        view = np.asarray(memoryview(array))
+        # (MLX's buffer format for int64 is "q", NumPy's long long, which C code that
+        # switches on NumPy's type number, SciPy's ndimage, takes for another type)
+        return view if view.dtype.char == np_dtype.char else view.view(np_dtype)
     bits = array.view(import_mlx().uint16)
     mlx_eval(bits)
     return np.asarray(memoryview(bits)).view(np_dtype)

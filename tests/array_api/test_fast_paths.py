@@ -258,7 +258,6 @@ VIEWS: dict[str, Callable[[Any], Any]] = {
     "broadcast_to": lambda a: xp.broadcast_to(a, (2, 2, 3)),
     "squeeze": lambda a: xp.squeeze(xp.expand_dims(a, axis=0), axis=0),
     "unstack": lambda a: xp.unstack(a)[0],
-    "moveaxis": lambda a: xp.moveaxis(a, 0, 1),
     "real": lambda a: xp.real(a),
     "astype": lambda a: xp.astype(a, xp.float32),
 }
@@ -294,6 +293,9 @@ TRANSPOSES: dict[str, Callable[[Any], Any]] = {
     ".T": lambda a: a.T,
     ".mT": lambda a: a.mT,
     "matrix_transpose": lambda a: xp.matrix_transpose(a),
+    # (NumPy's moveaxis is a view, and SciPy's ndimage writes its output= through one)
+    "moveaxis": lambda a: xp.moveaxis(a, 0, 1),
+    "moveaxis, negative axes": lambda a: xp.moveaxis(a, (-1,), (-2,)),
 }
 
 
@@ -330,3 +332,30 @@ def test_int32_min_divided_by_minus_one_does_not_kill_the_process(tmp_path: Path
     proc = _run_metal_script(INT_MIN_BY_MINUS_ONE, tmp_path)
     assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
     assert proc.stdout.split("\n")[0] == ("[-2147483648, -7, -4] [0, 0, 1] [-2147483648, -7, 7]")
+
+
+@pytest.mark.parametrize(
+    ("source", "destination"),
+    [(0, -1), ((0, 1), (-1, -2)), (2, 0), (-1, -1), ((), ()), ((0, 2), (2, 0))],
+)
+def test_moveaxis_is_numpys_view_on_every_device(
+    device: xp.Device, source: Any, destination: Any
+) -> None:
+    values = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    x = xp.asarray(values, device=device)
+    y = xp.moveaxis(x, source, destination)
+    expected = np.moveaxis(values, source, destination)
+    assert y.shape == expected.shape
+    np.testing.assert_array_equal(_copy(y), expected)
+    y[...] = -1.0  # a write through the view reaches the array
+    assert (_copy(x) == -1.0).all()
+
+
+@pytest.mark.parametrize(("source", "destination"), [(3, 0), ((0, 0), (1, 2)), ((0, 1), (2,))])
+def test_moveaxis_of_bad_axes_raises_and_changes_nothing(
+    device: xp.Device, source: Any, destination: Any
+) -> None:
+    x = xp.zeros((2, 3, 4), device=device)
+    with pytest.raises((ValueError, IndexError)):
+        xp.moveaxis(x, source, destination)
+    assert x.carrier.version == 0

@@ -172,3 +172,33 @@ def test_a_metal_array_exports_a_writable_view_of_its_mlx_buffer() -> None:
     strided = np.asarray(out[::2])
     strided[:] = -1.0
     np.testing.assert_array_equal(_host_copy(out), [-1.0, 1.0, -1.0, 3.0, -1.0])
+
+
+STANDARD_NAMES = [
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float32", "float64", "complex64", "complex128",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", STANDARD_NAMES)
+def test_numpy_views_of_every_device_carry_numpys_own_dtype(device: xp.Device, name: str) -> None:
+    # MLX's buffer format for int64 is "q" (C long long), which compares equal to
+    # NumPy's int64 ("l") but is another type number: C code that switches on it,
+    # SciPy's ndimage.value_indices, took it for no integer type and found nothing
+    x = xp.asarray([[1, 0], [0, 2]], dtype=getattr(xp, name), device=device)
+    for view in (np.asarray(x), np.asarray(x[1:])):
+        assert view.dtype.num == np.dtype(name).num, (view.dtype.char, np.dtype(name).char)
+
+
+@pytest.mark.needs_mlx
+def test_metal_host_operands_carry_numpys_own_dtype() -> None:
+    pytest.importorskip("mlx.core")
+    from stridewave.array_api._mlx_namespace import host_operand
+    from stridewave.carriers._mlx_runtime import import_mlx
+
+    mx = import_mlx()
+    backend = xp.Device("Metal").backend
+    for mx_dtype, name in ((mx.int64, "int64"), (mx.uint64, "uint64"), (mx.int32, "int32")):
+        view = host_operand(backend, mx.array([1, 2, 3], dtype=mx_dtype))
+        assert view.dtype.num == np.dtype(name).num
+        assert view.tolist() == [1, 2, 3] and not view.flags.writeable
