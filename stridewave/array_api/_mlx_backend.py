@@ -499,10 +499,10 @@ class MLXBackend:
         checks, one version step, a wait for the device work that reads the
         storage) where it goes through the host view (``Metal.writes_element_on_host``:
         where the host maps the buffer in place, MLX's CPU device and Apple's unified
-        memory, and on MLX's CUDA GPU for a buffer of at most 64 MiB) or the host
-        holds the dtype; for a larger buffer on MLX's CUDA GPU, where a host view
-        would first move all of it to managed memory, the caller scatters it on the
-        device instead.
+        memory; on MLX's CUDA GPU a buffer of at most 64 MiB, and a larger one after
+        its first 64 element writes) or the host holds the dtype; otherwise, where a
+        host view would first move all of the buffer to managed memory, the caller
+        scatters it on the device.
 
         Parameters
         ----------

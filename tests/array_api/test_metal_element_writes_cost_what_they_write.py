@@ -81,6 +81,30 @@ def test_element_writes_of_a_large_buffer_stay_mlx_writes_where_a_host_view_move
     assert float(a[3, 3]) == 7.0 and float(a[3, 4]) == 52.0
 
 
+def test_a_run_of_element_writes_of_a_large_buffer_takes_the_host_view_after_a_few(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from stridewave.carriers import Metal, _metal
+
+    monkeypatch.setattr(Metal, "moves_to_map", lambda self: True)
+    monkeypatch.setattr(_metal, "_ELEMENT_WRITE_MOVE_MAX", 16 * 16 * 4 - 1)  # a byte short
+    monkeypatch.setattr(_metal, "_DEVICE_ELEMENT_WRITES_MAX", 3)
+    a = _fresh_matrix(16)
+    b = a * 2  # a device read of the storage, issued before the writes
+    version = a.carrier.version
+    for i in range(3):
+        a[i, i] = -1.0  # on the device: a run may be short
+    assert not a._carrier._viewed
+    for i in range(3, 16):
+        a[i, i] = -1.0  # the fourth write moves the buffer once; the rest are host writes
+    assert a._carrier._viewed
+    assert a.carrier.version == version + 16
+    expected = np.arange(16 * 16, dtype=np.float32).reshape(16, 16)
+    np.testing.assert_array_equal(np.asarray(b), expected * 2)
+    np.fill_diagonal(expected, -1.0)
+    np.testing.assert_array_equal(np.asarray(a), expected)
+
+
 def test_element_writes_of_a_small_buffer_take_the_host_view_where_it_moves_the_buffer(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
