@@ -299,7 +299,7 @@ def result_type(*arrays_and_dtypes: object) -> DType:
         result = dtype if result is None else promote(result, dtype)
     if result is None:
         # (ValueError, as array_api_strict raises: SciPy's callers catch that one)
-        raise ValueError(_messages.result_type_of_nothing(arrays_and_dtypes))
+        raise ValueError(_messages.result_type_of_nothing())
     for scalar in scalars:
         if not _scalar_fits(scalar, result):
             raise TypeError(_messages.scalar_of_other_kind(scalar, result))

@@ -509,14 +509,13 @@ def unheld_result_dtype(dtype: object) -> str:
     )
 
 
-def result_type_of_nothing(given: tuple[object, ...]) -> str:
+def result_type_of_nothing() -> str:
     """Return the message for ``result_type`` given no array or dtype.
 
     One message whatever the scalars, free of regular-expression syntax beyond
     ``.``: SciPy's tests pass the message of one call to ``pytest.raises(match=...)``
     for a call with other scalars (as ``array_api_strict``'s constant message allows).
     """
-    del given  # (see above: the message names the case, not the values)
     return (
         "result_type needs at least one array or dtype, and got only Python scalars: "
         "Python scalars alone have no array dtype; pass an array or a dtype among "
