@@ -30,6 +30,7 @@ from stridewave.array_api._backend import (
     quiet,
     quiet_astype,
 )
+from stridewave.array_api._buffers import RESULT_BUFFERS
 from stridewave.array_api._dtypes import narrow
 from stridewave.array_api._numpy_namespace import NAMESPACE as _NAMESPACE
 from stridewave.array_api._numpy_namespace import SHIMMED as _SHIMMED
@@ -129,6 +130,10 @@ def _view_of(result: npt.NDArray[Any], sources: tuple[Tensor, ...]) -> Adopted |
 #: direct call Arrays of its device and these).
 _PY_SCALARS: Final = frozenset({bool, int, float})
 
+#: The fewest elements of a direct call's result taken from the result cache (whose
+#: own byte bounds then apply): below them the look-up would cost more than it saves.
+_CACHED_ELEMENTS: Final = 2**18
+
 
 def _direct_ufunc(backend: HostBackend, ufunc: np.ufunc) -> Callable[..., Adopted | None]:
     """Return the CPU device's direct call of a NumPy ufunc of one or two operands.
@@ -150,6 +155,19 @@ def _direct_ufunc(backend: HostBackend, ufunc: np.ufunc) -> Callable[..., Adopte
     loud = quiet(ufunc)
     scalars = _PY_SCALARS
     ndarray = np.ndarray
+    large = _CACHED_ELEMENTS
+    out_for = RESULT_BUFFERS.out_for
+
+    def into_cache(shape: tuple[int, ...], *operands: Any) -> Any:
+        # (a large result is written into a cached buffer: see _buffers)
+        out = out_for(ufunc, operands, shape)
+        into = {} if out is None else {"out": out}
+        if get_state() is not unset:
+            return ufunc(*operands, **into)
+        try:
+            return QUIET(ufunc, *operands, **into)
+        except RuntimeError:  # (another thread computes in the context)
+            return loud(*operands, **into)
 
     def fresh(result: Any) -> Adopted:
         # (a fresh C-ordered result of a standard dtype is kept as it is)
@@ -169,6 +187,8 @@ def _direct_ufunc(backend: HostBackend, ufunc: np.ufunc) -> Callable[..., Adopte
                 return None  # (the namespace's function takes the keywords)
             native = x._native
             a = native[0] if native is not None and native[1] is LAZY else read(x)
+            if x._layout._size >= large:
+                return fresh(into_cache(x._layout._shape, a))
             if get_state() is not unset:
                 return fresh(ufunc(a))
             try:
@@ -199,7 +219,9 @@ def _direct_ufunc(backend: HostBackend, ufunc: np.ufunc) -> Callable[..., Adopte
                 layout = x2._layout
             elif layout is not x2._layout:
                 layout = None
-        if get_state() is not unset:
+        if layout is not None and layout._size >= large:
+            result = into_cache(layout._shape, a, b)
+        elif get_state() is not unset:
             result = ufunc(a, b)
         else:
             try:
