@@ -205,6 +205,7 @@ def _binary(name: str, reflected: bool = False) -> Callable[[Array, object], Any
         # most frequent call of the namespace, and the frame saved is about 6 % of it)
         calls = directs_of(name)
         low, high = -(2**31), 2**31 - 1
+        new_object = object.__new__
 
         def method(self: Array, other: object) -> Any:
             kind = type(other)
@@ -222,7 +223,15 @@ def _binary(name: str, reflected: bool = False) -> Callable[[Array, object], Any
                     except ValueError:  # (the general step says which shapes)
                         found = None
                     if found is not None:
-                        return _new(found, device)
+                        if found[0] is not None:
+                            return _new(found, device)
+                        # (``_new`` of a fresh result, inlined as the gate is)
+                        out = new_object(Array)
+                        _, out._layout, out._offset, native = found
+                        out._native = native
+                        out._device = device
+                        out._dtype = native[2]
+                        return out
             elif not isinstance(other, _OPERANDS):
                 return NotImplemented
             return call(self, other)

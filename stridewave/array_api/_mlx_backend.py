@@ -343,10 +343,11 @@ class MLXBackend:
             # no new reshape in every graph that reads the Array.
             return cache[0]
         check_bounds(tensor, size)
-        # The view's operations run on the Metal device's stream, as every operation
-        # does: MLX's default device may be another (a GPU build, with Metal on MLX's
-        # CPU device), which may hold no float64.
-        with self.mx.stream(mlx_device()[0]):
+        # The view's operations run on the Metal carrier's device's stream, as every
+        # operation does: MLX's default device may be another (a GPU build, with Metal
+        # on MLX's CPU device), which may hold no float64.
+        device = getattr(tensor._carrier, "mlx_device", None)  # (an Evictable has none)
+        with self.mx.stream(mlx_device()[0] if device is None else device):
             return self._view(storage, layout, offset)
 
     def _view(self, storage: Any, layout: Layout, offset: int) -> Any:

@@ -496,6 +496,7 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
     array_type, stream, complete, logical = mx.array, mx.stream, backend.complete, backend._logical
     needs_host = backend.shims.NeedsHost
     forked = FORKED_AFTER_MLX  # (one flag: a direct call never reaches stream())
+    np_dtype = np.dtype
 
     def run(
         operands: tuple[Any, ...],
@@ -506,8 +507,10 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
     ) -> Adopted | None:
         if forked[0]:
             require_alive("run MLX work")
-        if kwargs and any(isinstance(v, np.dtype) for v in kwargs.values()):
-            return None  # (a host-held dtype asked for: the general path computes it)
+        if kwargs:
+            for value in kwargs.values():  # (a loop: no generator before every launch)
+                if isinstance(value, np_dtype):
+                    return None  # (a host-held dtype asked for: the general path computes it)
         mx_device = carrier.mlx_device
         try:
             with stream(mx_device):
