@@ -354,26 +354,19 @@ def unary(name: str, x: Any, kwargs: dict[str, Any] | None = None) -> tuple[Adop
     RuntimeError
         If its carrier is released.
     """
-    if _PLACED.get(type(x)):
+    if _PLACED.get(type(x)) or placed(type(x)):
         device = x._device
-        if not kwargs:
-            calls = _DIRECTS.get(name)
-            call = calls[device] if calls is not None and device in calls else direct(name, device)
-            if call is not None and name not in _ROUNDING:
-                found = call(x)
-                if found is not None:
-                    return found, device
+        calls = _DIRECTS.get(name)
+        call = calls[device] if calls is not None and device in calls else direct(name, device)
+        if call is not None and name not in _ROUNDING:
+            found = call(x, **kwargs) if kwargs else call(x)
+            if found is not None:
+                return found, device
     elif not isinstance(x, Tensor):
         raise TypeError(_messages.expects_array(name, x))
     else:
         device = device_of(x)
     kwargs = kwargs or {}
-    if kwargs and name not in _ROUNDING and placed(type(x)):
-        call = direct(name, device)
-        if call is not None:
-            found = call(x, **kwargs)
-            if found is not None:
-                return found, device
     backend = device.backend
     native = backend.read(x)
     if name in _ROUNDING and not _dtypes.isdtype(x.dtype, ("real floating", "complex floating")):

@@ -45,8 +45,10 @@ from stridewave.array_api._backend import (
 from stridewave.array_api._places import carrier_for, place
 from stridewave.carriers import Carrier, Evictable, Metal
 from stridewave.carriers._extension import HALF_DTYPES
-from stridewave.carriers._metal import check_result_size
+from stridewave.carriers._metal import UNCHECKED_BELOW, check_result_size
 from stridewave.carriers._mlx_runtime import (
+    EVAL_LOCK,
+    FORKED_AFTER_MLX,
     import_mlx,
     mlx_eval,
     require_alive,
@@ -431,10 +433,15 @@ class MLXBackend:
         if dtype is None:
             dtype = self.dtype(out)
             shaped = mx.astype(out, self._to_mx[dtype], stream=mx_device)
-        check_result_size(shaped, dtype)  # (MLX crashes where an allocation fails)
+        if shaped.nbytes >= UNCHECKED_BELOW:
+            check_result_size(shaped, dtype)  # (MLX crashes where an allocation fails)
         flat = shaped if shaped.ndim == 1 else mx.reshape(shaped, (-1,), stream=mx_device)
         if flat.size:
-            mlx_eval(flat, schedule_only=True)
+            # (``mlx_eval(flat, schedule_only=True)`` without its look-ups)
+            if FORKED_AFTER_MLX[0]:
+                require_alive("run MLX work")
+            with EVAL_LOCK:
+                mx.async_eval(flat)
             record_reads(first, other, flat)
         else:
             mx.eval(flat)  # an empty array is never scheduled (nothing to overlap)

@@ -144,7 +144,7 @@ if hasattr(os, "register_at_fork"):
 #: Results below this many bytes pass :func:`check_result_size` unchecked: every bound
 #: it compares with is larger (a process running MLX already maps more than this), so
 #: the answer is the same, without reading the limits on every operation.
-_UNCHECKED_BELOW: Final = 1 << 26
+UNCHECKED_BELOW: Final = 1 << 26
 
 
 def check_result_size(array: Any, dtype: DType) -> None:
@@ -168,7 +168,7 @@ def check_result_size(array: Any, dtype: DType) -> None:
         ``RLIMIT_DATA`` and the cgroup's ``memory.max``; nothing was allocated.
     """
     nbytes: int = array.nbytes
-    if nbytes >= _UNCHECKED_BELOW:
+    if nbytes >= UNCHECKED_BELOW:
         shape = tuple(array.shape)
         check_host_allocation(nbytes, what=f"A Metal array of shape {shape} and dtype {dtype!r}")
 
