@@ -16,7 +16,10 @@ function and compared with the count that function reads for a buffer only the c
 holds, so the interpreter's own reference-count conventions cancel out.
 
 Threads: the module's ``_lock`` guards every cache's ``_entries`` and ``_bytes``; a
-buffer is handed out under it, so two threads never take one idle buffer. A child
+buffer is handed out under it, so two threads never take one idle buffer. It is never
+waited for: a call that finds it held (another thread's, or this thread's own, when a
+signal handler or a finalizer computes while the cache runs) lets NumPy allocate its
+result, and the buffers the cache forgets are freed after it is released. A child
 process made by ``fork`` gets a fresh lock (its parent's may have been held by another
 thread).
 The cache is off on a free-threaded interpreter, where other threads' references are
@@ -77,10 +80,8 @@ def _limit_from_environment() -> int:
     text = os.environ.get(LIMIT_VARIABLE)
     if text is None or not text.strip():
         return DEFAULT_LIMIT
-    try:
-        limit = int(text)
-    except ValueError:
-        limit = -1
+    digits = text.strip()
+    limit = int(digits) if digits.isascii() and digits.isdigit() else -1
     if limit < 0:
         raise ValueError(
             f"{LIMIT_VARIABLE}={text!r} is not a byte count: expected a non-negative "
@@ -128,7 +129,12 @@ class ResultBuffers:
         nbytes = math.prod(shape) * dtype.itemsize
         if nbytes < MIN_BYTES or nbytes > self._largest:
             return None
-        with _lock:
+        if not _lock.acquire(blocking=False):
+            # (held: by another thread now, or by this one, in a signal handler or a
+            # finalizer run inside the cache: NumPy allocates, and no call waits)
+            return None
+        forgotten: list[np.ndarray] = []  # (freed after the lock is released)
+        try:
             entries = self._entries
             for index in range(len(entries)):
                 if entries[index].nbytes == nbytes and _refs(entries, index) == _IDLE_REFS:
@@ -139,10 +145,13 @@ class ResultBuffers:
             entries.append(buffer)
             self._bytes += nbytes
             while self._bytes > self.limit or len(entries) > MAX_ENTRIES:
-                # (the cache forgets its oldest buffer: freed now if idle, else when
-                # its last Array goes)
-                self._bytes -= entries.pop(0).nbytes
+                # (the cache forgets its oldest buffer: freed once the lock is
+                # released if idle, else when its last Array goes)
+                forgotten.append(entries.pop(0))
+                self._bytes -= forgotten[-1].nbytes
             return buffer.view(dtype).reshape(shape)
+        finally:
+            _lock.release()
 
     def out_for(
         self, ufunc: np.ufunc, operands: tuple[Any, ...], shape: tuple[int, ...]
@@ -174,8 +183,9 @@ class ResultBuffers:
     def clear(self) -> None:
         """Forget every cached buffer (idle ones are freed now)."""
         with _lock:
-            self._entries.clear()
+            forgotten, self._entries = self._entries, []
             self._bytes = 0
+        del forgotten  # (idle buffers freed here, outside the lock)
 
 
 def _resolvable(operand: Any) -> Any:

@@ -193,8 +193,50 @@ def test_a_limit_of_zero_turns_the_cache_off(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
 
 
-def test_a_limit_that_is_no_byte_count_names_the_fix(tmp_path: Path) -> None:
-    done = _run(tmp_path, "lots", "import stridewave.array_api as xp; xp.asarray([1.0]) * 2")
+@pytest.mark.parametrize("limit", ["lots", "-1", "1e6", "\u0661\u0660"])
+def test_a_limit_that_is_no_byte_count_names_the_fix(tmp_path: Path, limit: str) -> None:
+    done = _run(tmp_path, limit, "import stridewave.array_api as xp; xp.asarray([1.0]) * 2")
     assert done.returncode != 0
-    assert "STRIDEWAVE_HOST_CACHE_BYTES='lots' is not a byte count" in done.stderr
+    assert f"STRIDEWAVE_HOST_CACHE_BYTES={limit!r} is not a byte count" in done.stderr
     assert "unset it for the default" in done.stderr
+
+
+#: A large result computed by code that runs while the cache itself runs: a signal
+#: handler between two bytecodes, and a finalizer of a buffer the cache forgets.
+_REENTRY = {
+    "a signal handler": """
+signal.signal(signal.SIGALRM, lambda signum, frame: float((x * 5)[1]))
+signal.setitimer(signal.ITIMER_REAL, 0.002, 0.002)
+keep = []
+for i in range(3000):
+    keep.append(x * 3)
+    del keep[:-20]
+signal.setitimer(signal.ITIMER_REAL, 0)
+""",
+    "a finalizer of a forgotten buffer": """
+result = x + 1
+buffer = np.asarray(result).base
+while buffer.base is not None:
+    buffer = buffer.base
+weakref.finalize(buffer, lambda: print("finalizer", float((x * 2)[1])))
+del result, buffer
+keep = [z * k for k in range(2 * _buffers.MAX_ENTRIES)]
+""",
+}
+
+
+@pytest.mark.parametrize("case", list(_REENTRY))
+def test_code_run_inside_the_cache_computes_without_waiting(tmp_path: Path, case: str) -> None:
+    source = (
+        "import signal, weakref, numpy as np, stridewave.array_api as xp\n"
+        "from stridewave.array_api import _buffers\n"
+        f"x = xp.asarray(np.arange({N}, dtype=np.float32))\n"
+        f"z = xp.asarray(np.arange({N + 1}, dtype=np.float32))\n"
+        + _REENTRY[case]
+        + "print('finished')\n"
+    )
+    done = _run(tmp_path, "", source)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "finished"
+    if case.startswith("a finalizer"):
+        assert "finalizer 2.0" in done.stdout
