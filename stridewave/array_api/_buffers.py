@@ -21,9 +21,8 @@ waited for: a call that finds it held (another thread's, or this thread's own, w
 signal handler or a finalizer computes while the cache runs) lets NumPy allocate its
 result, and the buffers the cache forgets are freed after it is released. A child
 process made by ``fork`` gets a fresh lock (its parent's may have been held by another
-thread).
-The cache is off on a free-threaded interpreter, where other threads' references are
-counted apart from this thread's.
+thread). The cache is off on a free-threaded interpreter, where other threads'
+references are counted apart from this thread's.
 """
 
 from __future__ import annotations
