@@ -297,6 +297,8 @@ def _to_numpy(obj: Any, wanted: DType | None, target: Device) -> np.ndarray[Any,
                 raise OverflowError(_messages.integers_out_of_range(obj, chosen))
         if chosen is DType.Float32 and kind == "f":
             return _to_float32(array, obj)
+        if chosen is _COMPLEX64 and kind == "c":
+            return _to_complex64(array, obj)  # (Metal's default: no silent infinity)
         return array.astype(_dtypes.numpy_dtype(chosen), copy=False)
     found = _dtypes.from_numpy(array.dtype)
     if found is None:

@@ -15,7 +15,7 @@ import stridewave.array_api as xp
 from stridewave import CPU, DType, Evictable, FileBacked, Layout, Tensor
 from stridewave.carriers._extension import FileBackedExtension
 
-from .conftest import BACKEND_DEVICE_PARAMS, DEVICE_PARAMS, HOST_DEVICE_PARAMS
+from .conftest import BACKEND_DEVICE_PARAMS, DEVICE_PARAMS, HAVE_MLX, HOST_DEVICE_PARAMS
 
 #: Every device (the table of places).
 DEVICES = DEVICE_PARAMS
@@ -271,6 +271,17 @@ def test_asarray_refuses_a_finite_value_beyond_float32_like_the_carriers(value: 
     with pytest.raises(OverflowError):
         CPU(1)[0] = float(np.asarray(value).flat[0])
     assert bool(xp.isinf(xp.asarray(np.array([np.inf])))[0])  # inf itself stays inf
+
+
+@pytest.mark.needs_mlx
+@pytest.mark.skipif(not HAVE_MLX, reason='mlx is not importable: install "stridewave[mlx]"')
+@pytest.mark.parametrize("value", [complex(1.7976931348623157e308, 1), [1j, complex(1, -1e300)]])
+def test_metals_complex64_default_refuses_a_part_beyond_float32(value: object) -> None:
+    # Metal's default complex dtype is complex64: Python complex data beyond float32's
+    # range raises, as it does with dtype=complex64 asked for, never a silent inf.
+    with pytest.raises(OverflowError, match="no finite complex64 value"):
+        xp.asarray(value, device="metal")
+    assert xp.asarray([1 + 2j], device="metal").dtype == xp.complex64
 
 
 @pytest.mark.parametrize("kind", DEVICES)
