@@ -43,11 +43,10 @@ from stridewave.array_api._backend import (
     quiet_astype,
 )
 from stridewave.array_api._places import carrier_for, place
-from stridewave.carriers import Carrier, Evictable, Metal
+from stridewave.carriers import Carrier, Evictable, Metal, _mlx_runtime
 from stridewave.carriers._extension import HALF_DTYPES
 from stridewave.carriers._metal import UNCHECKED_BELOW, check_result_size
 from stridewave.carriers._mlx_runtime import (
-    EVAL_LOCK,
     FORKED_AFTER_MLX,
     import_mlx,
     mlx_eval,
@@ -440,7 +439,7 @@ class MLXBackend:
             # (``mlx_eval(flat, schedule_only=True)`` without its look-ups)
             if FORKED_AFTER_MLX[0]:
                 require_alive("run MLX work")
-            with EVAL_LOCK:
+            with _mlx_runtime.EVAL_LOCK:  # (read from its module: the one name of the lock)
                 mx.async_eval(flat)
             record_reads(first, other, flat)
         else:
