@@ -30,6 +30,14 @@ import numpy as np
 from stridewave import CPU, DType, Evictable, FileBacked, Generic, Layout, Tensor
 from stridewave.carriers._file_backed import session_directory, sweep_stale_sessions
 F32 = DType.Float32
+
+def _fail_growth_beyond(nbytes):
+    # A growth that fails at once (EFBIG under RLIMIT_FSIZE, SIGXFSZ ignored) and
+    # reserves nothing: a multi-TiB resize would fill the disk while posix_fallocate
+    # runs, failing every other process's writes on it
+    import resource
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (nbytes, nbytes))
 """
 )
 
@@ -92,8 +100,9 @@ def test_forked_child_never_changes_the_parents_file(tmp_path: Path) -> None:
             assert f[0] == -1.0 and f[999] == 999.0
             f.resize(10)                      # shrink, grow, fail: all in our file
             f.resize(100_000)
+            _fail_growth_beyond(1 << 20)
             try:
-                f.resize(2**60)
+                f.resize(2**20)               # 4 MiB past the 1 MiB limit: EFBIG
             except OSError:
                 pass
             f.release()
@@ -117,8 +126,9 @@ def test_a_childs_failed_resize_never_truncates_what_the_parent_grew(tmp_path: P
         pid = os.fork()
         if pid == 0:
             os.read(read, 1)                  # wait for the parent to grow the file
+            _fail_growth_beyond(1 << 20)
             try:
-                f.resize(2**40)               # fails (or succeeds) in the child's own file
+                f.resize(2**20)               # fails in the child's own file (EFBIG)
             except OSError:
                 pass
             os._exit(0)
