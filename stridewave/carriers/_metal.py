@@ -70,6 +70,7 @@ from stridewave.carriers._base import Carrier, check_flag, check_size
 from stridewave.carriers._capabilities import Capabilities, ScatterSupport
 from stridewave.carriers._mlx_runtime import (
     CUDA_DEVICE_NAME,
+    FORKED_AFTER_MLX,
     GPU_BUILD,
     import_mlx,
     mlx_eval,
@@ -396,7 +397,23 @@ class Metal(_ArrayCarrier):
             The carrier.
         """
         carrier = cls.__new__(cls)
-        carrier._adopt(array, device, name, dtype, mutable=mutable, evaluate=not scheduled)
+        if not (scheduled and mutable):
+            carrier._adopt(array, device, name, dtype, mutable=mutable, evaluate=not scheduled)
+            return carrier
+        # A fresh, scheduled result (every array API operation makes one): the state
+        # _adopt gives, set flat, as the per-call cost asks (a test holds them equal).
+        if FORKED_AFTER_MLX[0]:
+            require_alive("adopt an MLX result")
+        carrier._device = device
+        carrier._device_name = name
+        carrier._mx_array = array
+        carrier._host = True
+        carrier._pending = {}
+        carrier._device_element_writes = 0
+        carrier._viewed = False
+        view = _NO_VIEW.get(dtype)
+        carrier._array = _NO_VIEW.setdefault(dtype, _empty(dtype)) if view is None else view
+        carrier._init_fresh(dtype, array.shape[0])
         return carrier
 
     @property
