@@ -331,25 +331,48 @@ class MLXBackend:
 
     def _logical(self, tensor: Tensor, storage: Any) -> Any:
         """Return the Tensor's values as an MLX array over its carrier's ``storage``."""
+        found = self.logical_now(tensor, storage)
+        if found is not None:
+            return found
+        # The view's operations run on the Metal carrier's device's stream, as every
+        # operation does: MLX's default device may be another (a GPU build, with Metal
+        # on MLX's CPU device), which may hold no float64.
+        device = getattr(tensor._carrier, "mlx_device", None)  # (an Evictable has none)
+        with self.mx.stream(mlx_device()[0] if device is None else device):
+            return self.logical_view(tensor, storage)
+
+    @staticmethod
+    def logical_now(tensor: Tensor, storage: Any) -> Any:
+        """Return the Tensor's values over ``storage`` where no MLX operation makes them.
+
+        The storage itself (the whole carrier, in order) or the N-d result the Array
+        was adopted from; None where a view must be built (:meth:`logical_view`, in
+        the carrier's device's stream).
+        """
         layout = tensor._layout
         assert layout is not None
-        offset = tensor._offset
-        size = storage.size  # (1-D storage: its one extent)
         # (Layout's slots, read directly on this per-operation path)
-        if offset == 0 and layout._strides == (1,) and layout._size == size:
+        if tensor._offset == 0 and layout._strides == (1,) and layout._size == storage.size:
             return storage  # the whole carrier, in order: the MLX array itself
         cache = getattr(tensor, "_native", None)
         if cache is not None and cache[1] is storage and cache[2] == tensor._carrier.version:  # type: ignore[union-attr]
             # The N-d result this Array was adopted from (a view of the same buffer):
             # no new reshape in every graph that reads the Array.
             return cache[0]
-        check_bounds(tensor, size)
-        # The view's operations run on the Metal carrier's device's stream, as every
-        # operation does: MLX's default device may be another (a GPU build, with Metal
-        # on MLX's CPU device), which may hold no float64.
-        device = getattr(tensor._carrier, "mlx_device", None)  # (an Evictable has none)
-        with self.mx.stream(mlx_device()[0] if device is None else device):
-            return self._view(storage, layout, offset)
+        return None
+
+    def logical_view(self, tensor: Tensor, storage: Any) -> Any:
+        """Return the Tensor's view of ``storage`` (checked), in the caller's stream.
+
+        Raises
+        ------
+        IndexError
+            If the carrier shrank after the view was made.
+        """
+        check_bounds(tensor, storage.size)
+        layout = tensor._layout
+        assert layout is not None
+        return self._view(storage, layout, tensor._offset)
 
     def _view(self, storage: Any, layout: Layout, offset: int) -> Any:
         """Return ``storage`` (1-D) viewed through ``layout`` from ``offset`` (checked)."""

@@ -493,7 +493,8 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
         return None  # delegated to NumPy: the general path
     mx = backend.mx
     impl = _implementation(backend, entry, name)
-    array_type, stream, complete, logical = mx.array, mx.stream, backend.complete, backend._logical
+    array_type, stream, complete = mx.array, mx.stream, backend.complete
+    logical, logical_view = backend.logical_now, backend.logical_view
     needs_host = backend.shims.NeedsHost
     forked = FORKED_AFTER_MLX  # (one flag: a direct call never reaches stream())
     np_dtype = np.dtype
@@ -504,6 +505,7 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
         carrier: Metal,
         other: Metal | None,
         shape: tuple[int, ...] | None = None,
+        views: bool = False,
     ) -> Adopted | None:
         if forked[0]:
             require_alive("run MLX work")
@@ -514,6 +516,17 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
         mx_device = carrier.mlx_device
         try:
             with stream(mx_device):
+                if views:
+                    # (an operand's view, built in the one stream context of the call;
+                    # one or two operands, unrolled: no generator before every launch)
+                    a1 = operands[0]
+                    if type(a1) is tuple:
+                        a1 = logical_view(*a1)
+                    if len(operands) == 1:
+                        operands = (a1,)
+                    else:
+                        a2 = operands[1]
+                        operands = (a1, logical_view(*a2) if type(a2) is tuple else a2)
                 out = impl(*operands, **kwargs)
         except needs_host:
             return None
@@ -543,10 +556,12 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
                 return None  # released (the general path raises); empty (touches_empty)
             first = x1
             a1 = logical(x1, storage)
+            if a1 is None:
+                a1 = (x1, storage)  # (a view: built in run's stream context)
         if x2 is _ABSENT:
             if first is None:
                 return None
-            return run((a1,), kwargs, carrier, None)
+            return run((a1,), kwargs, carrier, None, None, type(a1) is tuple)
         if type(x2) in _PLAIN:
             if first is None or (type(x2) is int and x1._dtype is _BOOL):
                 return None  # (bool and an int: the general path computes in int64)
@@ -563,7 +578,9 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
             elif x2._device is not first._device:
                 return None  # (the general path raises the devices' ValueError)
             a2 = logical(x2, storage)
-        return run((a1, a2), kwargs, carrier, other)
+            if a2 is None:
+                a2 = (x2, storage)
+        return run((a1, a2), kwargs, carrier, other, None, type(a1) is tuple or type(a2) is tuple)
 
     if name not in _REDUCTIONS:
         call.__name__ = name
@@ -582,7 +599,10 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
         if storage is None or not layout._size:
             return None  # released (the general path raises); empty (touches_empty)
         kwargs.update(axis=None, keepdims=True)
-        return run((logical(x, storage),), kwargs, carrier, None, ())
+        operand = logical(x, storage)
+        if operand is None:
+            return run(((x, storage),), kwargs, carrier, None, (), True)
+        return run((operand,), kwargs, carrier, None, ())
 
     reduction.__name__ = name
     return reduction

@@ -436,20 +436,6 @@ class Metal(_ArrayCarrier):
         """The MLX device of the storage in words (str); internal API."""
         return self._device_name
 
-    def note_device_read(self, thread: int, scheduled: Any) -> None:
-        """Record that ``scheduled``, launched on the device by ``thread``, reads the storage.
-
-        Internal API: a host access then waits for it (see :meth:`_note_device_read`).
-
-        Parameters
-        ----------
-        thread : int
-            ``threading.get_ident()`` of the launching thread.
-        scheduled : mlx.core.array
-            The array scheduled with ``mlx.core.async_eval``.
-        """
-        self._note_device_read(thread, scheduled)
-
     def forget_reads_of(self, thread: int) -> None:
         """Wait for ``thread``'s recorded device read, then forget it (the thread ended).
 
@@ -494,12 +480,24 @@ class Metal(_ArrayCarrier):
         thread suffices: a thread's operations run in order on its stream, so its
         latest one finishes after the others. MLX writes (scatter) need no wait: they
         build a new buffer (:meth:`_updated`).
+
+        Parameters
+        ----------
+        thread : int
+            ``threading.get_ident()`` of the launching thread.
+        scheduled : mlx.core.array
+            The array scheduled with ``mlx.core.async_eval``.
         """
-        require_alive("schedule MLX work")  # (the launched work will never run)
+        if FORKED_AFTER_MLX[0]:
+            require_alive("schedule MLX work")  # (the launched work will never run)
         with self._locked():  # (against _take_view forgetting what it waited for)
             self._pending[thread] = scheduled
             if self._viewed:
                 self._pause_view()
+
+    #: The internal API's name of :meth:`_note_device_read` (one frame, not two: every
+    #: operation on the Metal device records its reads).
+    note_device_read = _note_device_read
 
     def _forget_reads_of(self, thread: int) -> None:
         """Wait for ``thread``'s recorded device read, then forget it (the thread ended).
