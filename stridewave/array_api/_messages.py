@@ -9,6 +9,7 @@ tell one situation from another catches :class:`DeviceMismatch`, not a message.
 
 from __future__ import annotations
 
+import reprlib
 from typing import TYPE_CHECKING
 
 from stridewave.carriers._messages import dtype_text
@@ -406,10 +407,11 @@ def integers_out_of_range(obj: object, dtype: object) -> str:
 def no_namespace_dtype(obj: object, numpy_dtype: object) -> str:
     """Return the message for input of none of the standard's dtypes."""
     return (
-        f"asarray got a {type(obj).__name__} of NumPy dtype {numpy_dtype}, which is none "
-        "of the array API standard's dtypes (bool, int8 to int64, uint8 to uint64, "
-        "float32, float64, complex64, complex128) nor float16 or bfloat16; convert it "
-        "first, e.g. with numpy.asarray(data, dtype=numpy.float32)."
+        f"Value {reprlib.repr(obj)} (a {type(obj).__name__} of NumPy dtype {numpy_dtype}) "
+        "is of none of the array API standard's dtypes (bool, int8 to int64, uint8 to "
+        "uint64, float32, float64, complex64, complex128) nor float16 or bfloat16, so "
+        "asarray cannot take it; convert it first, e.g. with numpy.asarray(data, "
+        "dtype=numpy.float32)."
     )
 
 

@@ -38,7 +38,7 @@ def _clip(x: Any, /, min: Any = None, max: Any = None) -> Any:
             if bound is not None:
                 out = limit(out, np.asarray(bound, dtype=x.dtype))
         return np.array(out, copy=out is x)
-    if x.dtype == np.int32:
+    if x.dtype.kind in "iu":  # (every integer dtype: compat clamps such bounds in place)
         min, max = (np.array(b) if isinstance(b, np.ndarray) else b for b in (min, max))
     return cnp.clip(x, min, max)
 

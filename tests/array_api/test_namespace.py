@@ -45,6 +45,14 @@ def test_the_thirteen_dtypes_are_the_descriptors_and_others_raise() -> None:
             xp.asarray([1], dtype=bad)
 
 
+def test_asarray_of_data_of_no_standard_dtype_names_the_value_given() -> None:
+    # (SciPy's own tests match the value: "Value 'a duck'", as JAX words it)
+    with pytest.raises(TypeError, match=r"Value 'a duck' \(a str of NumPy dtype <U6\)"):
+        xp.asarray("a duck")
+    with pytest.raises(TypeError, match=r"Value \['x', 'x', .*\.\.\.\] \(a list"):
+        xp.asarray(["x"] * 1000)  # (a long value is shortened)
+
+
 def test_python_scalars_take_the_host_defaults_of_numpy() -> None:
     assert xp.asarray(1).dtype is xp.int64
     assert xp.asarray(1.5).dtype is xp.float64
@@ -301,16 +309,17 @@ def test_shifts_by_the_bit_width_or_more_follow_the_standard(kind: str) -> None:
 
 
 @pytest.mark.parametrize("kind", DEVICES)
-def test_clip_of_int32_takes_array_bounds(kind: str) -> None:
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "int32", "uint32", "int64", "uint64"])
+def test_clip_of_an_integer_array_takes_array_bounds(kind: str, dtype: str) -> None:
     # array_api_compat's NumPy clip writes into integer array bounds; ours are views
     # of carriers, so they go in as copies, and stay unchanged.
     dev = xp.Device(kind)
-    x = xp.asarray(np.array([-5, 0, 5, 9], np.int32), device=dev)
-    low = xp.asarray(np.int32(0), device=dev)
-    high = xp.asarray(np.array([1, 2, 3, 4], np.int32), device=dev)
-    np.testing.assert_array_equal(np.asarray(xp.clip(x, min=low, max=high)), [0, 0, 3, 4])
-    assert int(low) == 0 and np.asarray(high).tolist() == [1, 2, 3, 4]
-    empty = xp.asarray(np.array([], np.int32), device=dev)
+    x = xp.asarray(np.array([0, 0, 5, 9], dtype), device=dev)
+    low = xp.asarray(np.array(1, dtype), device=dev)
+    high = xp.asarray(np.array([1, 2, 3, 4], dtype), device=dev)
+    np.testing.assert_array_equal(np.asarray(xp.clip(x, min=low, max=high)), [1, 1, 3, 4])
+    assert int(low) == 1 and np.asarray(high).tolist() == [1, 2, 3, 4]
+    empty = xp.asarray(np.array([], dtype), device=dev)
     assert xp.clip(empty, min=low).shape == (0,)
 
 
