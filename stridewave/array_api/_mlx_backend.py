@@ -355,6 +355,8 @@ class MLXBackend:
         if tensor._offset == 0 and layout._strides == (1,) and layout._size == storage.size:
             return storage  # the whole carrier, in order: the MLX array itself
         cache = getattr(tensor, "_native", None)
+        if cache is not None and len(cache) == 7:
+            return cache[0]  # (a fresh result's token, its storage form ``storage``)
         if cache is not None and cache[1] is storage and cache[2] == tensor._carrier.version:  # type: ignore[union-attr]
             # The N-d result this Array was adopted from (a view of the same buffer):
             # no new reshape in every graph that reads the Array.
@@ -438,16 +440,21 @@ class MLXBackend:
         first: Metal | None = None,
         other: Metal | None = None,
         shape: tuple[int, ...] | None = None,
+        direct: bool = False,
     ) -> Adopted:
-        """Schedule an MLX result in its storage form, record its reads, adopt it.
+        """Schedule an MLX result in its storage form, record its reads, return it fresh.
 
         The storage form (the carrier's dtype, one dimension) is built on
         ``mx_device`` and scheduled (``mlx.core.async_eval``, not waited for: the
-        device computes while Python builds the carrier; whoever reads the values
-        first waits); the read is recorded on ``first``/``other`` (a direct call's
-        operand carriers) or on those this thread's ``read()`` noted; the form is
-        adopted as a fresh Metal carrier without a copy. ``shape``, when given, is the
-        result's shape and ``out`` its (1,)-shaped form (a 0-d reduction).
+        device computes while Python builds the Array; whoever reads the values first
+        waits); the read is recorded on ``first``/``other`` (a direct call's operand
+        carriers; ``direct`` True: those alone, maybe none) or on those this
+        thread's ``read()`` noted. The result is fresh: its token ``(shaped, flat,
+        dtype, mx_device, device_name, kind, reads)`` and no carrier, made by
+        :meth:`materialize` without a copy when first asked for (``reads``: ``[None]``
+        or the main thread's latest direct call that read the token, which the
+        carrier records). ``shape``, when given, is the result's shape and ``out``
+        its (1,)-shaped form (a 0-d reduction).
         """
         mx = self.mx
         dtype = self._from_mx.get(out.dtype)
@@ -464,20 +471,19 @@ class MLXBackend:
                 require_alive("run MLX work")
             with _mlx_runtime.EVAL_LOCK:  # (read from its module: the one name of the lock)
                 mx.async_eval(flat)
-            record_reads(first, other, flat)
+            if direct:
+                if first is not None:
+                    record_reads(first, other, flat)
+            else:
+                record_reads(first, other, flat)
         else:
             mx.eval(flat)  # an empty array is never scheduled (nothing to overlap)
-            if first is None:
+            if first is None and not direct:
                 OPERATION.reads.clear()
-        carrier = self._kinds[dtype].adopt_array(
-            flat, mx_device, device_name, dtype, mutable=True, scheduled=True
-        )
         if shape is None:
             shape = tuple(shaped.shape)
-        # The N-d form, kept for read() while the carrier is unwritten (version 0) and
-        # holds this very array.
-        native = None if flat is shaped else (shaped, flat, 0)
-        return (carrier, contiguous_layout(shape), 0, native)
+        token = (shaped, flat, dtype, mx_device, device_name, self._kinds[dtype], [None])
+        return (None, contiguous_layout(shape), 0, token)
 
     def adopt(self, result: Any, sources: tuple[Tensor, ...] = ()) -> Adopted:
         """Adopt an MLX result (or a launched one) as a fresh Metal carrier (no copy)."""
@@ -492,14 +498,35 @@ class MLXBackend:
 
     @staticmethod
     def materialize(native: Any) -> tuple[Carrier, Any]:
-        """Never called: every Metal result is adopted with its carrier (``complete``).
+        """Make the Metal carrier of a fresh result (its storage form, no copy).
 
-        Raises
-        ------
-        RuntimeError
-            Always.
+        Parameters
+        ----------
+        native : tuple
+            The result's token, ``(shaped, flat, dtype, mx_device, device_name,
+            kind, reads)`` (:meth:`complete`).
+
+        Returns
+        -------
+        tuple
+            ``(carrier, token)``: the carrier over the scheduled ``flat`` (its first
+            host access records and waits for the read in ``reads``), and the Array's
+            token from now on: the N-d form while the carrier is unwritten (version
+            0), or None.
         """
-        raise RuntimeError("a Metal result always has its carrier; nothing to make")
+        shaped, flat, dtype, mx_device, device_name, kind, reads = native
+        carrier: Metal = kind.adopt_array(
+            flat,
+            mx_device,
+            device_name,
+            dtype,
+            mutable=True,
+            scheduled=True,
+            unrecorded_reads=reads,
+        )
+        # The N-d form, kept for read() while the carrier is unwritten (version 0) and
+        # holds this very array.
+        return carrier, (None if flat is shaped else (shaped, flat, 0))
 
     @staticmethod
     def update_in_place(name: str, target: Tensor, operand: object) -> bool:

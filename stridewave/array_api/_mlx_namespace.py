@@ -41,7 +41,9 @@ from stridewave.array_api._mlx_state import (
     OPERATION,
     DeviceChoice,
     Result,
+    get_ident,
     mlx_device,
+    record_reads,
 )
 
 #: The MLX backend (``_mlx_backend.MLXBackend``, the layer above, which builds this
@@ -486,6 +488,22 @@ _BOOL: Final = _dtypes.bool_
 _ABSENT: Final = object()
 
 
+def fresh(x: Any, token: Any, adopted: Adopted) -> None:
+    """Record a direct call's read of fresh result ``x``, made without its carrier.
+
+    Only the main thread reads a fresh result without making its carrier, so the
+    token keeps one read, the latest: ``token[6][0]``, which the carrier made from it
+    records at its first host access (``Metal.adopt_array``). The read is kept there
+    first, then ``x`` is looked at: if its carrier was made meanwhile (on another
+    thread), the read is recorded on the carrier as well. One of the two always sees
+    the other, so a host write ordered after this call waits for it.
+    """
+    scheduled = adopted[3][1]
+    token[6][0] = scheduled
+    if x._native is not token:
+        record_reads(x._carrier, None, scheduled)
+
+
 def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None] | None:
     """Build :meth:`MLXBackend.direct` for ``name`` (see there)."""
     entry = backend.shims.MAIN.get(name)
@@ -497,12 +515,15 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
     logical, logical_view = backend.logical_now, backend.logical_view
     needs_host = backend.shims.NeedsHost
     forked = FORKED_AFTER_MLX  # (one flag: a direct call never reaches stream())
+    main_thread = threading.main_thread().ident  # (fresh results read without a carrier)
     np_dtype = np.dtype
 
     def run(
         operands: tuple[Any, ...],
         kwargs: dict[str, Any],
-        carrier: Metal,
+        mx_device: Any,
+        device_name: str,
+        carrier: Metal | None,
         other: Metal | None,
         shape: tuple[int, ...] | None = None,
         views: bool = False,
@@ -513,7 +534,6 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
             for value in kwargs.values():  # (a loop: no generator before every launch)
                 if isinstance(value, np_dtype):
                     return None  # (a host-held dtype asked for: the general path computes it)
-        mx_device = carrier.mlx_device
         try:
             with stream(mx_device):
                 if views:
@@ -536,51 +556,102 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
             return None  # (a uint64 Python int: the general path converts it)
         if type(out) is not array_type:
             return None  # (a tuple, a list: the general path wraps each)
-        adopted: Adopted = complete(out, mx_device, carrier.mlx_device_name, carrier, other, shape)
+        adopted: Adopted = complete(out, mx_device, device_name, carrier, other, shape, True)
         return adopted
 
     def call(x1: Any, x2: Any = _ABSENT, /, **kwargs: Any) -> Adopted | None:
         # (one or two operands, unrolled: this runs before every launch)
-        carrier: Any = None  # the first Metal operand's carrier
+        carrier: Any = None  # the first Metal operand's carrier (None: a fresh result's)
         other: Any = None  # the second one's
+        token1: Any = None  # a fresh result's token (no carrier made yet), per operand
+        token2: Any = None
+        mx_device: Any = None
+        device_name: Any = None
         if type(x1) in _PLAIN:
             if type(x1) is int and x2 is not _ABSENT and getattr(x2, "_dtype", None) is _BOOL:
                 return None  # (bool and an int: the general path computes in int64)
             first, a1 = None, x1
         else:
-            carrier = x1._carrier
-            if type(carrier) is not Metal:
-                return None  # an Evictable, another kind: the general path
-            storage = carrier.mlx_array
-            if storage is None or not x1._layout._size:
-                return None  # released (the general path raises); empty (touches_empty)
+            native = x1._native
+            if (
+                native is not None
+                and len(native) == 7
+                and native[5] is Metal
+                and x1._layout._size
+                and get_ident() == main_thread
+            ):
+                # A fresh result, read without making its carrier: see fresh().
+                token1, a1, mx_device, device_name = native, native[0], native[3], native[4]
+            else:
+                carrier = x1._carrier
+                if type(carrier) is not Metal:
+                    return None  # an Evictable, another kind: the general path
+                storage = carrier.mlx_array
+                if storage is None or not x1._layout._size:
+                    return None  # released (the general path raises); empty (touches_empty)
+                mx_device, device_name = carrier.mlx_device, carrier.mlx_device_name
+                a1 = logical(x1, storage)
+                if a1 is None:
+                    a1 = (x1, storage)  # (a view: built in run's stream context)
             first = x1
-            a1 = logical(x1, storage)
-            if a1 is None:
-                a1 = (x1, storage)  # (a view: built in run's stream context)
         if x2 is _ABSENT:
             if first is None:
                 return None
-            return run((a1,), kwargs, carrier, None, None, type(a1) is tuple)
+            adopted = run(
+                (a1,), kwargs, mx_device, device_name, carrier, None, None, type(a1) is tuple
+            )
+            if token1 is not None and adopted is not None:
+                fresh(x1, token1, adopted)
+            return adopted
         if type(x2) in _PLAIN:
             if first is None or (type(x2) is int and x1._dtype is _BOOL):
                 return None  # (bool and an int: the general path computes in int64)
             a2 = x2
         else:
-            other = x2._carrier
-            if type(other) is not Metal:
-                return None
-            storage = other.mlx_array
-            if storage is None or not x2._layout._size:
-                return None
-            if first is None:
-                carrier, other = other, None
-            elif x2._device is not first._device:
+            if first is not None and x2._device is not first._device:
                 return None  # (the general path raises the devices' ValueError)
-            a2 = logical(x2, storage)
-            if a2 is None:
-                a2 = (x2, storage)
-        return run((a1, a2), kwargs, carrier, other, None, type(a1) is tuple or type(a2) is tuple)
+            native = x2._native
+            if (
+                native is not None
+                and len(native) == 7
+                and native[5] is Metal
+                and x2._layout._size
+                and get_ident() == main_thread
+            ):
+                token2, a2 = native, native[0]
+                if first is None:
+                    mx_device, device_name = native[3], native[4]
+            else:
+                other = x2._carrier
+                if type(other) is not Metal:
+                    return None
+                storage = other.mlx_array
+                if storage is None or not x2._layout._size:
+                    return None
+                if first is None:
+                    carrier, other = other, None
+                    mx_device, device_name = carrier.mlx_device, carrier.mlx_device_name
+                elif carrier is None:
+                    carrier, other = other, None  # (the first operand is a fresh result)
+                a2 = logical(x2, storage)
+                if a2 is None:
+                    a2 = (x2, storage)
+        adopted = run(
+            (a1, a2),
+            kwargs,
+            mx_device,
+            device_name,
+            carrier,
+            other,
+            None,
+            type(a1) is tuple or type(a2) is tuple,
+        )
+        if adopted is not None:
+            if token1 is not None:
+                fresh(x1, token1, adopted)
+            if token2 is not None:
+                fresh(x2, token2, adopted)
+        return adopted
 
     if name not in _REDUCTIONS:
         call.__name__ = name
@@ -592,17 +663,33 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
         # A 1-D operand reduced whole: MLX's keepdims form of the 0-d result, shape
         # (1,), is its storage form itself (no reshape in the graph, less Python).
         layout: Any = x._layout
+        if axis is not None or keepdims or len(layout._shape) != 1 or type(x) in _PLAIN:
+            return call(x, axis=axis, keepdims=keepdims, **kwargs)
+        native = x._native
+        if (
+            native is not None
+            and len(native) == 7
+            and native[5] is Metal
+            and layout._size
+            and get_ident() == main_thread
+        ):
+            kwargs.update(axis=None, keepdims=True)
+            adopted = run((native[0],), kwargs, native[3], native[4], None, None, ())
+            if adopted is not None:
+                fresh(x, native, adopted)
+            return adopted
         carrier: Any = x._carrier
-        if axis is not None or keepdims or type(carrier) is not Metal or len(layout._shape) != 1:
+        if type(carrier) is not Metal:
             return call(x, axis=axis, keepdims=keepdims, **kwargs)
         storage = carrier.mlx_array
         if storage is None or not layout._size:
             return None  # released (the general path raises); empty (touches_empty)
         kwargs.update(axis=None, keepdims=True)
+        mx_device, device_name = carrier.mlx_device, carrier.mlx_device_name
         operand = logical(x, storage)
         if operand is None:
-            return run(((x, storage),), kwargs, carrier, None, (), True)
-        return run((operand,), kwargs, carrier, None, ())
+            return run(((x, storage),), kwargs, mx_device, device_name, carrier, None, (), True)
+        return run((operand,), kwargs, mx_device, device_name, carrier, None, ())
 
     reduction.__name__ = name
     return reduction

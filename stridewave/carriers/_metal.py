@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import weakref
 from typing import Any, ClassVar, Final
 
@@ -98,6 +99,10 @@ from stridewave.layout import Layout
 __all__ = ["Metal"]
 
 _METAL_DTYPES: Final[tuple[DType, ...]] = (DType.Float32, DType.Int32, DType.Bool)
+
+#: The main thread's ident: the key of a fresh result's unrecorded read (see
+#: ``Metal.adopt_array``).
+_MAIN_THREAD: Final = threading.main_thread().ident or 0
 
 #: The most slots an array API write writes through the host view where the host maps
 #: the buffer in place (``Metal.writes_on_host``); a larger one is the device's.
@@ -360,6 +365,7 @@ class Metal(_ArrayCarrier):
         self._dtype = dtype
         self._host = True  # presumed until a view is first asked for
         self._pending: dict[int, Any] = {}
+        self._unrecorded_reads = None
         self._device_element_writes = 0  # (counted by writes_element_on_host)
         self._drop_view()
         self._init_carrier(dtype, mutable=mutable)
@@ -368,7 +374,15 @@ class Metal(_ArrayCarrier):
 
     @classmethod
     def adopt_array(
-        cls, array: Any, device: Any, name: str, dtype: DType, *, mutable: bool, scheduled: bool
+        cls,
+        array: Any,
+        device: Any,
+        name: str,
+        dtype: DType,
+        *,
+        mutable: bool,
+        scheduled: bool,
+        unrecorded_reads: list[Any] | None = None,
     ) -> Metal:
         """Return a new carrier taking the 1-D ``array`` as its storage (no copy).
 
@@ -390,6 +404,12 @@ class Metal(_ArrayCarrier):
             ``True``: the caller scheduled ``array`` on this thread
             (``mlx.core.async_eval``) and any host access waits for it; ``False``:
             it is evaluated here.
+        unrecorded_reads : list, optional
+            With ``scheduled`` and ``mutable``: ``[latest]``, where ``latest`` is None
+            or the main thread's latest scheduled array that reads ``array`` without
+            a record here (the array API's fresh result, read before its carrier was
+            made; the list may still change until this carrier is published). The
+            first host access records it (under the lock) and waits for it.
 
         Returns
         -------
@@ -409,6 +429,7 @@ class Metal(_ArrayCarrier):
         carrier._mx_array = array
         carrier._host = True
         carrier._pending = {}
+        carrier._unrecorded_reads = unrecorded_reads
         carrier._device_element_writes = 0
         carrier._viewed = False
         view = _NO_VIEW.get(dtype)
@@ -464,6 +485,10 @@ class Metal(_ArrayCarrier):
     #: thread: ``{thread id: the scheduled array}``. Set by :meth:`_note_device_read`,
     #: waited for and cleared by :meth:`_take_view`.
     _pending: dict[int, Any]
+    #: ``[latest]``, the main thread's latest read of the buffer not recorded in
+    #: ``_pending`` (see :meth:`adopt_array`), or None: cleared by the first host
+    #: access, under the lock.
+    _unrecorded_reads: list[Any] | None
 
     def _note_device_read(self, thread: int, scheduled: Any) -> None:
         """Note that ``scheduled``, an operation launched on the device, reads this storage.
@@ -550,6 +575,16 @@ class Metal(_ArrayCarrier):
                 raise RuntimeError(_messages.released(self, "access the storage"))
             if not self._host:
                 return None
+            if self._unrecorded_reads is not None:
+                with self._locked():
+                    # The latest read of this buffer made before the carrier existed
+                    # (the main thread's: no other thread reads a fresh result without
+                    # its carrier). A record of that thread already here is newer.
+                    unrecorded = self._unrecorded_reads
+                    if unrecorded is not None:
+                        self._unrecorded_reads = None
+                        if unrecorded[0] is not None:
+                            self._pending.setdefault(_MAIN_THREAD, unrecorded[0])
             pending = self._pending
             if pending:
                 waited = list(pending.items())

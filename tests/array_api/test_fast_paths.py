@@ -97,11 +97,14 @@ def test_metal_adoption_keeps_the_nd_form_and_holds_float16_as_float16() -> None
     mx = backend.mx
     p = mx.arange(6, dtype=mx.float32).reshape(2, 3)
     q = mx.arange(6, dtype=mx.float16).reshape(3, 2) * 10  # (beyond the standard)
-    carrier, layout, offset, native = backend.adopt(p, ())
-    assert (layout.shape, offset) == ((2, 3), 0)
+    fresh, layout, offset, token = backend.adopt(p, ())
+    assert fresh is None and (layout.shape, offset) == ((2, 3), 0)  # made when asked for
+    assert token[0] is p and token[1].shape == (6,)  # the N-d form and the storage form
+    carrier, native = backend.materialize(token)
     assert native is not None and native[0] is p  # the N-d form, kept for the next read
-    assert carrier.mlx_array is native[1] and native[1].shape == (6,)
-    held, layout, _offset, _native = backend.adopt(q, ())
+    assert carrier.mlx_array is token[1] is native[1]
+    _fresh, layout, _offset, token = backend.adopt(q, ())
+    held, _native = backend.materialize(token)
     assert held.dtype() is xp.float16 and layout.shape == (3, 2)
     np.testing.assert_array_equal(np.asarray(held), np.arange(6) * 10)
     # A namespace function's result comes back launched and adopted already.

@@ -9,6 +9,7 @@ crash (the Metal carrier publishes only evaluated storage).
 from __future__ import annotations
 
 import textwrap
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +83,41 @@ def test_a_scalar_write_after_a_result_never_changes_it_whichever_operand_it_wri
         w.carrier.get_value(0)  # the host view exists (any earlier scalar access)
         y = call(x, w)
         w.carrier.set_value(_N - 2, 1000.0)  # (an even slot: in w[::2] too)
+        stale += not np.array_equal(_host(y), expected)
+    assert stale == 0, f"{stale} of 5 results saw a write made after they were computed"
+
+
+@pytest.mark.parametrize(
+    ("x_shape", "w_shape", "call"),
+    [case[1:] for case in _READS_OF_W],
+    ids=[case[0] for case in _READS_OF_W],
+)
+@pytest.mark.parametrize("writer", ["this thread", "another thread"])
+def test_a_write_into_a_fresh_result_read_before_its_carrier_existed_leaves_the_reader(
+    x_shape: tuple[int, ...], w_shape: tuple[int, ...], call: Any, writer: str
+) -> None:
+    # A fresh result (w = ... * 1) has no carrier until one is asked for, so a direct
+    # call reads its buffer without a record on a carrier; the carrier made later must
+    # still make its first host write wait for that read, on whichever thread it runs
+    # (ordered after the call by the join).
+    x_values = np.ones(x_shape, dtype=np.float32)
+    w_values = np.ones(w_shape, dtype=np.float32)
+    expected = _host(call(xp.asarray(x_values, device=CPU), xp.asarray(w_values, device=CPU)))
+    stale = 0
+    for _ in range(5):
+        x = xp.asarray(x_values, device=METAL) * 1
+        w = xp.asarray(w_values, device=METAL) * 1
+        y = call(x, w)
+
+        def write(w: Any = w) -> None:
+            w.carrier.set_value(_N - 2, 1000.0)  # (an even slot: in w[::2] too)
+
+        if writer == "this thread":
+            write()
+        else:
+            thread = threading.Thread(target=write)
+            thread.start()
+            thread.join()
         stale += not np.array_equal(_host(y), expected)
     assert stale == 0, f"{stale} of 5 results saw a write made after they were computed"
 

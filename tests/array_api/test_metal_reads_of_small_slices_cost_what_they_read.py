@@ -161,8 +161,8 @@ def test_a_read_of_a_part_reads_through_the_host_view_where_the_host_maps_in_pla
 
 def test_a_read_of_a_part_waits_for_no_device_read_and_keeps_it_holding_host_writes() -> None:
     y = _fresh_result(256)
+    carrier = y._carrier  # (made now: the read below is recorded on it)
     z = y * 3  # records a device read on y's carrier: a host write into y waits for it
-    carrier = y._carrier
     assert carrier._pending
     assert float(y[2]) == 5.0  # read through a private view: the record is kept
     assert carrier._pending and not carrier._viewed

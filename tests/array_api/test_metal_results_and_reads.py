@@ -308,3 +308,31 @@ def test_exited_threads_do_not_keep_their_results_alive(tmp_path: Path) -> None:
     line = _last_line(THREAD_RECORDS, tmp_path=tmp_path)
     retained = int(line.split()[-1])
     assert retained <= 10, f"{retained} MB of dropped results kept alive by w's read records"
+
+
+# -- fresh results: read without a carrier, recorded where the carrier finds the read -----
+
+
+def test_a_fresh_result_read_before_its_carrier_is_made_has_the_read_recorded_on_it() -> None:
+    w = xp.asarray(np.ones(1000, dtype=np.float32), device=METAL) * 1
+    token = w._native
+    y = w * 2  # read through the token: no carrier is made
+    assert w._native is token and token[6][0] is y._native[1]
+    carrier = w.carrier  # made now; its first host access records that read
+    assert carrier._unrecorded_reads is token[6] and not carrier._pending
+    carrier.get_value(0)
+    assert carrier._unrecorded_reads is None and not carrier._pending  # (waited, forgotten)
+    np.testing.assert_array_equal(_host(y), np.full(1000, 2.0, dtype=np.float32))
+
+
+def test_a_read_whose_token_lost_the_race_to_the_carrier_is_recorded_on_the_carrier() -> None:
+    # The direct call keeps the read in the token, then looks at the Array: a carrier
+    # made meanwhile (by another thread) gets the read recorded as any carrier does.
+    from stridewave.array_api._mlx_namespace import fresh
+
+    w = xp.asarray(np.ones(1000, dtype=np.float32), device=METAL) * 1
+    token = w._native
+    y = xp.asarray(np.ones(1000, dtype=np.float32), device=METAL) * 3  # any launch
+    carrier = w.carrier  # the carrier, made between the read and its record
+    fresh(w, token, (None, y._layout, 0, y._native))
+    assert list(carrier._pending.values()) == [y._native[1]]
