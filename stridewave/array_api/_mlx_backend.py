@@ -356,7 +356,7 @@ class MLXBackend:
             return storage  # the whole carrier, in order: the MLX array itself
         cache = getattr(tensor, "_native", None)
         if cache is not None and len(cache) == 7:
-            return cache[0]  # (a fresh result's token, its storage form ``storage``)
+            return cache[0]  # (a fresh result's token: its N-d form, or None for a view)
         if cache is not None and cache[1] is storage and cache[2] == tensor._carrier.version:  # type: ignore[union-attr]
             # The N-d result this Array was adopted from (a view of the same buffer):
             # no new reshape in every graph that reads the Array.
@@ -482,6 +482,8 @@ class MLXBackend:
                 OPERATION.reads.clear()
         if shape is None:
             shape = tuple(shaped.shape)
+        else:
+            shaped = None  # (the (1,)-shaped form of a 0-d result: no N-d form to read)
         token = (shaped, flat, dtype, mx_device, device_name, self._kinds[dtype], [None])
         return (None, contiguous_layout(shape), 0, token)
 
@@ -504,7 +506,8 @@ class MLXBackend:
         ----------
         native : tuple
             The result's token, ``(shaped, flat, dtype, mx_device, device_name,
-            kind, reads)`` (:meth:`complete`).
+            kind, reads)`` (:meth:`complete`; ``shaped`` None for a 0-d result made
+            from its (1,)-shaped form).
 
         Returns
         -------
@@ -526,7 +529,7 @@ class MLXBackend:
         )
         # The N-d form, kept for read() while the carrier is unwritten (version 0) and
         # holds this very array.
-        return carrier, (None if flat is shaped else (shaped, flat, 0))
+        return carrier, (None if shaped is None or flat is shaped else (shaped, flat, 0))
 
     @staticmethod
     def update_in_place(name: str, target: Tensor, operand: object) -> bool:

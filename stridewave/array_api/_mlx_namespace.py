@@ -577,6 +577,7 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
                 native is not None
                 and len(native) == 7
                 and native[5] is Metal
+                and native[0] is not None
                 and x1._layout._size
                 and get_ident() == main_thread
             ):
@@ -615,6 +616,7 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
                 native is not None
                 and len(native) == 7
                 and native[5] is Metal
+                and native[0] is not None
                 and x2._layout._size
                 and get_ident() == main_thread
             ):
@@ -670,6 +672,7 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
             native is not None
             and len(native) == 7
             and native[5] is Metal
+            and native[0] is not None
             and layout._size
             and get_ident() == main_thread
         ):

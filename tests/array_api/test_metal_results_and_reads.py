@@ -336,3 +336,26 @@ def test_a_read_whose_token_lost_the_race_to_the_carrier_is_recorded_on_the_carr
     carrier = w.carrier  # the carrier, made between the read and its record
     fresh(w, token, (None, y._layout, 0, y._native))
     assert list(carrier._pending.values()) == [y._native[1]]
+
+
+_ZERO_D_USES: list[tuple[str, Any]] = [
+    ("1.0 / s", lambda s: 1.0 / s),
+    ("s * 2", lambda s: s * 2),
+    ("s + s", lambda s: s + s),
+    ("-s", lambda s: -s),
+    ("exp(s)", lambda s: xp.exp(s)),
+    ("sum(s)", lambda s: xp.sum(s)),
+]
+
+
+@pytest.mark.parametrize("use", [c[1] for c in _ZERO_D_USES], ids=[c[0] for c in _ZERO_D_USES])
+@pytest.mark.parametrize("reduce", [xp.sum, xp.mean, xp.max], ids=lambda f: f"{f.__name__}(x)")
+def test_a_fresh_0d_result_stays_0d_in_the_operations_that_read_it(use: Any, reduce: Any) -> None:
+    # A whole-array reduction is computed in MLX's (1,)-shaped keepdims form; the
+    # operations reading the fresh 0-d result must see shape () (scikit-learn's PCA:
+    # 1.0 / noise_variance_ added to a diagonal).
+    values = np.array([1.0, 2.0, 4.0], dtype=np.float32)
+    got = use(reduce(xp.asarray(values, device=METAL)))
+    want = use(reduce(xp.asarray(values, device=CPU)))
+    assert got.shape == want.shape == ()
+    np.testing.assert_allclose(_host(got), _host(want), rtol=1e-6)
