@@ -77,9 +77,9 @@ def _limit_from_environment() -> int:
         If the variable is set to anything but a non-negative integer.
     """
     text = os.environ.get(LIMIT_VARIABLE)
-    if text is None or not text.strip():
+    digits = "" if text is None else text.strip()
+    if not digits:
         return DEFAULT_LIMIT
-    digits = text.strip()
     limit = int(digits) if digits.isascii() and digits.isdigit() else -1
     if limit < 0:
         raise ValueError(
