@@ -54,6 +54,7 @@ _PY_SCALARS: Final = frozenset({bool, int, float})
 
 _INT32_MIN: Final = -(2**31)
 _INT32_MAX: Final = 2**31 - 1
+_UINT64: Final = _dtypes.DTYPES["uint64"]
 _INT64_MIN: Final = -(2**63)
 _INT64_MAX: Final = 2**63 - 1
 
@@ -452,6 +453,11 @@ def binary(name: str, x1: Any, x2: Any) -> tuple[Adopted, Device]:
             found = call(x1, x2)
             if found is not None:
                 return found, device
+        if (k2 is int and x2 < 0 and d1 is not None and x1.dtype is _UINT64) or (
+            k1 is int and x1 < 0 and d2 is not None and x2.dtype is _UINT64
+        ):
+            # (MLX takes a negative int to uint64 modulo 2**64, silently)
+            return _beyond_answer(name, x1, x2, None)
         backend = device.backend
         a = x1 if d1 is None else backend.read(x1)
         b = x2 if d2 is None else backend.read(x2)
@@ -462,12 +468,86 @@ def binary(name: str, x1: Any, x2: Any) -> tuple[Adopted, Device]:
         elif k1 is int and d2 is not None and x2.dtype is _dtypes.bool_:
             a = backend.scalar(x1, backend.default_dtypes()["integral"])
         return backend.adopt(getattr(backend.ns, name)(a, b), ()), device
+    except OverflowError:
+        if name not in _COMPARED_BEYOND or _int_beyond_range(x1, x2) is None:
+            raise
+        return _beyond_answer(name, x1, x2, None)
     except ValueError as exc:
         if name == "matmul":
             _raise_if_mismatched(x1, x2, exc)
+        elif _int_beyond_range(x1, x2) is not None:
+            # (MLX refuses such an int with ValueError)
+            return _beyond_answer(name, x1, x2, exc)
         else:
             _raise_if_unbroadcastable(name, x1, x2, exc)
         raise
+
+
+def _beyond_answer(name: str, x1: Any, x2: Any, exc: Exception | None) -> tuple[Adopted, Device]:
+    """Answer ``name(x1, x2)`` of an integer array and a Python int beyond its dtype.
+
+    NumPy's answer, on every device: a comparison's truth (every element alike), or
+    ``OverflowError`` for any other function.
+    """
+    beyond = _int_beyond_range(x1, x2)
+    assert beyond is not None
+    array, value, int_first = beyond
+    if name in _COMPARED_BEYOND:
+        return _compare_beyond(name, array, value, int_first)
+    info = _dtypes.iinfo(array.dtype)
+    raise OverflowError(
+        _messages.int_out_of_range(name, value, array.dtype, info.min, info.max)
+    ) from exc
+
+
+#: For a comparison of an integer array ``x`` with a Python int beyond its dtype's
+#: range, NumPy's answer (every element alike), as a comparison with the dtype's own
+#: bound that gives it: ``{name: (above the max, below the min)}``, each
+#: ``(name, bound)`` of ``name(x, bound)``, for ``x`` the first operand.
+_COMPARED_BEYOND: Final = {
+    "less": (("less_equal", "max"), ("less", "min")),
+    "less_equal": (("less_equal", "max"), ("less", "min")),
+    "greater": (("greater", "max"), ("greater_equal", "min")),
+    "greater_equal": (("greater", "max"), ("greater_equal", "min")),
+    "equal": (("greater", "max"), ("less", "min")),
+    "not_equal": (("less_equal", "max"), ("greater_equal", "min")),
+}
+
+#: A comparison with its operands swapped: ``name(c, x)`` is ``_SWAPPED[name](x, c)``.
+_SWAPPED: Final = {
+    "less": "greater",
+    "less_equal": "greater_equal",
+    "greater": "less",
+    "greater_equal": "less_equal",
+    "equal": "equal",
+    "not_equal": "not_equal",
+}
+
+
+def _int_beyond_range(x1: Any, x2: Any) -> tuple[Any, int, bool] | None:
+    """Return ``(array, int, int_first)`` for a Python int beyond an integer array's dtype.
+
+    None where there is no such pair (called only once an operation failed, or for a
+    negative int with a uint64 array).
+    """
+    for value, array, first in ((x2, x1, False), (x1, x2, True)):
+        if type(value) is int and isinstance(array, Tensor):
+            dtype = getattr(array, "dtype", None)
+            if dtype is not None and _dtypes.isdtype(dtype, "integral"):
+                info = _dtypes.iinfo(dtype)
+                if not info.min <= value <= info.max:
+                    return array, value, first
+    return None
+
+
+def _compare_beyond(name: str, array: Any, value: int, int_first: bool) -> tuple[Adopted, Device]:
+    """Compare an integer array with a Python int beyond its dtype as NumPy does."""
+    if int_first:
+        name = _SWAPPED[name]
+    info = _dtypes.iinfo(array.dtype)
+    above, below = _COMPARED_BEYOND[name]
+    name, bound = above if value > info.max else below
+    return binary(name, array, info.max if bound == "max" else info.min)
 
 
 def _read_argument(value: Any, device: Device, sources: list[Tensor]) -> Any:

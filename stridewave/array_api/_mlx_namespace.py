@@ -483,6 +483,7 @@ KEEPS_ITS_DTYPE: Final = frozenset(
 )
 
 _BOOL: Final = _dtypes.bool_
+_UINT64: Final = _dtypes.DTYPES["uint64"]
 
 #: The second operand of a one-operand direct call (a marker: None is a value).
 _ABSENT: Final = object()
@@ -568,8 +569,12 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
         mx_device: Any = None
         device_name: Any = None
         if type(x1) in _PLAIN:
-            if type(x1) is int and x2 is not _ABSENT and getattr(x2, "_dtype", None) is _BOOL:
-                return None  # (bool and an int: the general path computes in int64)
+            if type(x1) is int and x2 is not _ABSENT:
+                dtype = getattr(x2, "_dtype", None)
+                if dtype is _BOOL or (x1 < 0 and dtype is _UINT64):
+                    # (bool and an int: the general path computes in int64; MLX takes
+                    # a negative int to uint64 modulo 2**64)
+                    return None
             first, a1 = None, x1
         else:
             native = x1._native
@@ -605,8 +610,10 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
                 fresh(x1, token1, adopted)
             return adopted
         if type(x2) in _PLAIN:
-            if first is None or (type(x2) is int and x1._dtype is _BOOL):
-                return None  # (bool and an int: the general path computes in int64)
+            if first is None or (
+                type(x2) is int and (x1._dtype is _BOOL or (x2 < 0 and x1._dtype is _UINT64))
+            ):
+                return None  # (bool and an int, a negative int and uint64: as above)
             a2 = x2
         else:
             if first is not None and x2._device is not first._device:
