@@ -104,7 +104,18 @@ def _one_slice(x: Array, key: slice) -> Array | None:
     view_layout = (
         contiguous_layout((length,)) if stride == 1 else strided_layout((length,), (stride,))
     )
-    return Array._new((x._carrier, view_layout, offset, None), x._device)
+    # (``Array._new`` inlined, the dtype taken from ``x``: a view's Python runs before
+    # the launch that reads it)
+    out = object.__new__(Array)
+    _set_carrier(out, x._carrier)
+    out._layout, out._offset, out._native, out._device, out._dtype = (
+        view_layout,
+        offset,
+        None,
+        x._device,
+        x._dtype,
+    )
+    return out
 
 
 # -- the array object --------------------------------------------------------------------
