@@ -16,6 +16,7 @@ Indexing builds Arrays, so it sits above this module and installs
 
 from __future__ import annotations
 
+import copy
 import os
 import sys
 import threading
@@ -644,6 +645,18 @@ class Array(Tensor):
         if self.ndim == 0:
             raise TypeError(_messages.iterate_0d())
         return (self[i] for i in range(self.shape[0]))
+
+    def __copy__(self) -> Array:
+        """Return ``copy.copy(x)``: the values in storage of their own, as NumPy's copy.
+
+        Returns
+        -------
+        Array
+            A new Array on the same device with the same dtype, shape and values, over
+            a carrier of its own (``copy.deepcopy``'s): a write into one leaves the
+            other as it was.
+        """
+        return copy.deepcopy(self)
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickle as the Tensor it is: carrier, layout and offset (no cached view).

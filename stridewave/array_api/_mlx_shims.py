@@ -134,8 +134,8 @@ def _reduce(name: str) -> Callable[..., Any]:
 
 
 def abs(x: Any) -> Any:
-    if x.dtype == mx.bool_:
-        return mx.array(x)  # (MLX's abs of bool is its operand itself: a copy)
+    if x.dtype == mx.bool_ or mx.issubdtype(x.dtype, mx.unsignedinteger):
+        return mx.array(x)  # (MLX's abs of bool or unsigned is its operand itself: a copy)
     return mx.abs(x)
 
 
@@ -658,6 +658,8 @@ def diff(x: Any, axis: int = -1, n: int = 1, prepend: Any = None, append: Any = 
     parts = [p for p in (prepend, x, append) if p is not None]
     if len(parts) > 1:
         x = mx.concatenate(parts, axis=axis)
+    if n == 0:
+        return mx.array(x)  # (MLX's diff of order 0 is its operand itself: a copy)
     return mx.diff(x, n=n, axis=axis)
 
 

@@ -446,3 +446,19 @@ def test_a_broadcast_view_refuses_writes_and_leaves_its_source_unchanged(kind: s
     copied[0, 0] = 5.0
     copied += 1.0
     assert np.asarray(copied).tolist() == [[6.0, 3.0], [2.0, 3.0], [2.0, 3.0]]
+
+
+@pytest.mark.parametrize("kind", DEVICES)
+def test_copy_copy_of_an_array_copies_its_values_as_numpy_does(kind: str) -> None:
+    import copy
+
+    dev = xp.Device(kind)
+    y = xp.asarray(np.array([1.0, 2.0, 4.0, 6.0], np.float32), device=dev)
+    for source in (y, y[::2]):
+        shallow = copy.copy(source)
+        assert (shallow.device, shallow.dtype, shallow.shape) == (dev, y.dtype, source.shape)
+        assert shallow.carrier is not y.carrier
+        before = np.asarray(source).tolist()
+        y[0] = 99.0
+        assert np.asarray(shallow).tolist() == before
+        y[0] = 1.0
