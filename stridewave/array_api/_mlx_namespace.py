@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final, TypeAlias
@@ -516,7 +517,11 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
     logical, logical_view = backend.logical_now, backend.logical_view
     needs_host = backend.shims.NeedsHost
     forked = FORKED_AFTER_MLX  # (one flag: a direct call never reaches stream())
-    main_thread = threading.main_thread().ident  # (fresh results read without a carrier)
+    # The thread that reads fresh results without their carrier (fresh()); none on a
+    # free-threaded interpreter, whose ordering of the token's record and the look at
+    # the Array on two threads the argument there, made under the GIL, does not cover.
+    gil = getattr(sys, "_is_gil_enabled", lambda: True)()
+    main_thread = threading.main_thread().ident if gil else None
     np_dtype = np.dtype
 
     def run(

@@ -364,3 +364,21 @@ def test_a_fresh_0d_result_stays_0d_in_the_operations_that_read_it(use: Any, red
     want = use(reduce(xp.asarray(values, device=CPU)))
     assert got.shape == want.shape == ()
     np.testing.assert_allclose(_host(got), _host(want), rtol=1e-6)
+
+
+#: Without the GIL the token path's ordering argument does not hold: every direct call
+#: reads a fresh operand through its carrier (made first), as other threads do.
+NO_GIL_TOKENS = """
+import sys
+import numpy as np
+sys._is_gil_enabled = lambda: False  # (as a free-threaded interpreter answers)
+import stridewave.array_api as xp
+y = xp.asarray(np.ones(8, dtype=np.float32), device=xp.Device("Metal")) * 1
+token = y._native
+z = y * 2
+print("carrier made", y._native is not token, float(xp.sum(z)))
+"""
+
+
+def test_without_the_gil_a_fresh_result_is_read_through_its_carrier(tmp_path: Path) -> None:
+    assert _last_line(NO_GIL_TOKENS, tmp_path=tmp_path) == "carrier made True 16.0"
