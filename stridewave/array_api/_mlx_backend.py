@@ -471,10 +471,7 @@ class MLXBackend:
                 require_alive("run MLX work")
             with _mlx_runtime.EVAL_LOCK:  # (read from its module: the one name of the lock)
                 mx.async_eval(flat)
-            if direct:
-                if first is not None:
-                    record_reads(first, other, flat)
-            else:
+            if first is not None or not direct:
                 record_reads(first, other, flat)
         else:
             mx.eval(flat)  # an empty array is never scheduled (nothing to overlap)

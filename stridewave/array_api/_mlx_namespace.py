@@ -522,6 +522,22 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
     # the Array on two threads the argument there, made under the GIL, does not cover.
     gil = getattr(sys, "_is_gil_enabled", lambda: True)()
     main_thread = threading.main_thread().ident if gil else None
+
+    def readable(x: Any) -> Any:
+        # The token of a fresh, non-empty Metal result this thread reads without its
+        # carrier, else None (the carrier path then).
+        native = x._native
+        if (
+            native is not None
+            and len(native) == 7
+            and native[5] is Metal
+            and native[0] is not None
+            and x._layout._size
+            and get_ident() == main_thread
+        ):
+            return native
+        return None
+
     np_dtype = np.dtype
 
     def run(
@@ -582,15 +598,8 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
                     return None
             first, a1 = None, x1
         else:
-            native = x1._native
-            if (
-                native is not None
-                and len(native) == 7
-                and native[5] is Metal
-                and native[0] is not None
-                and x1._layout._size
-                and get_ident() == main_thread
-            ):
+            native = readable(x1)
+            if native is not None:
                 # A fresh result, read without making its carrier: see fresh().
                 token1, a1, mx_device, device_name = native, native[0], native[3], native[4]
             else:
@@ -623,15 +632,8 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
         else:
             if first is not None and x2._device is not first._device:
                 return None  # (the general path raises the devices' ValueError)
-            native = x2._native
-            if (
-                native is not None
-                and len(native) == 7
-                and native[5] is Metal
-                and native[0] is not None
-                and x2._layout._size
-                and get_ident() == main_thread
-            ):
+            native = readable(x2)
+            if native is not None:
                 token2, a2 = native, native[0]
                 if first is None:
                     mx_device, device_name = native[3], native[4]
@@ -679,15 +681,8 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
         layout: Any = x._layout
         if axis is not None or keepdims or len(layout._shape) != 1 or type(x) in _PLAIN:
             return call(x, axis=axis, keepdims=keepdims, **kwargs)
-        native = x._native
-        if (
-            native is not None
-            and len(native) == 7
-            and native[5] is Metal
-            and native[0] is not None
-            and layout._size
-            and get_ident() == main_thread
-        ):
+        native = readable(x)
+        if native is not None:
             kwargs.update(axis=None, keepdims=True)
             adopted = run((native[0],), kwargs, native[3], native[4], None, None, ())
             if adopted is not None:

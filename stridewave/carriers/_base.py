@@ -73,7 +73,6 @@ import inspect
 import os
 import sys
 import sysconfig
-import threading
 import weakref
 from collections.abc import Callable, Iterator
 from types import ModuleType
@@ -86,7 +85,6 @@ from typing_extensions import Self
 from stridewave._integers import as_integer
 from stridewave.carriers import _messages
 from stridewave.carriers._capabilities import Capabilities, ScatterSupport
-from stridewave.carriers._lifecycle import _epoch as _lifecycle_epoch
 from stridewave.carriers._lifecycle import _Lifecycle
 from stridewave.carriers._protocols import _Protocols
 from stridewave.carriers._scatter import (
@@ -626,25 +624,26 @@ class Carrier(_Protocols, _ScalarBase, abc.ABC):
         The dtype's row is read once, here: the scalar paths use the cached rule and
         fast-path bounds, never a table lookup.
         """
-        self._dtype = dtype
-        row = storage_row(dtype)
-        self._norm = row.normalize
-        self._fast_type, self._fast_low, self._fast_high = (
-            row.fast_type,
-            row.fast_low,
-            row.fast_high,
-        )
+        self._bind_dtype(dtype)
         self._init_lifecycle(mutable=mutable)
         self._bind_backend()
 
     def _init_fresh(self, dtype: DType, slots: int) -> None:
-        """Finish construction as ``_init_carrier(dtype, mutable=True)`` does, flat.
+        """Finish construction as ``_init_carrier(dtype, mutable=True)`` does, flatter.
 
         For a kind's fresh results on a per-call path (the array API's Metal results):
-        the same state without the dozen calls between, for a new, unowned, mutable
-        carrier of ``slots`` slots whose ``_bind_backend`` binds the raw hooks and whose
-        ``_fast_path_open`` answers True. A test holds the two paths' state equal.
+        a new, unowned, mutable carrier of ``slots`` slots whose ``_bind_backend``
+        binds the raw hooks, without the kind's ``_bind_backend`` and the owner
+        notice between (an unowned carrier has no owner to tell). A test holds the
+        two paths' state equal.
         """
+        self._bind_dtype(dtype)
+        self._init_lifecycle(mutable=True)
+        self._slots = slots
+        self._slot_store = _RawAccess(self)
+
+    def _bind_dtype(self, dtype: DType) -> None:
+        """Cache the dtype, its normalizer and its scalar fast-path bounds."""
         self._dtype = dtype
         row = storage_row(dtype)
         self._norm = row.normalize
@@ -653,19 +652,6 @@ class Carrier(_Protocols, _ScalarBase, abc.ABC):
             row.fast_low,
             row.fast_high,
         )
-        self._lock = threading.RLock()
-        self._lock_epoch = _lifecycle_epoch[0]
-        self._version = 0
-        self._intrinsic_mutable = True
-        self._owner = None
-        self._scope_depth = 0
-        self._scope_thread = None
-        self._released = False
-        self._moving = 0
-        self._mover = None
-        self._gate = object()
-        self._slots = slots
-        self._slot_store = _RawAccess(self)
 
     def _bind_backend(self) -> None:
         """Cache the slot count and scalar accessors; call after the buffer changes."""

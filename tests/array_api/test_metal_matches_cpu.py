@@ -8,8 +8,10 @@ crash (the Metal carrier publishes only evaluated storage).
 
 from __future__ import annotations
 
+import sys
 import textwrap
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +64,47 @@ _READS_OF_W: list[tuple[str, tuple[int, ...], tuple[int, ...], Any]] = [
 ]
 
 
+def _stale_results(
+    x_shape: tuple[int, ...],
+    w_shape: tuple[int, ...],
+    call: Any,
+    make: Callable[[np.ndarray[Any, Any]], Any],
+    write: Callable[[Any], None],
+    trials: int = 5,
+) -> int:
+    """Count the trials whose ``call(x, w)`` saw ``write(w)``, made after the call."""
+    x_values = np.ones(x_shape, dtype=np.float32)
+    w_values = np.ones(w_shape, dtype=np.float32)
+    expected = _host(call(xp.asarray(x_values, device=CPU), xp.asarray(w_values, device=CPU)))
+    stale = 0
+    for _ in range(trials):
+        x, w = make(x_values), make(w_values)
+        y = call(x, w)
+        write(w)
+        stale += not np.array_equal(_host(y), expected)
+    return stale
+
+
+def _write_slot(w: Any) -> None:
+    w.carrier.set_value(_N - 2, 1000.0)  # (an even slot: in w[::2] too)
+
+
+def _carrier_with_a_view(values: np.ndarray[Any, Any]) -> Any:
+    w = xp.asarray(values, device=METAL)
+    w.carrier.get_value(0)  # the host view exists (any earlier scalar access)
+    return w
+
+
+def _fresh_result(values: np.ndarray[Any, Any]) -> Any:
+    return xp.asarray(values, device=METAL) * 1  # no carrier until one is asked for
+
+
+def _on_another_thread(w: Any) -> None:
+    thread = threading.Thread(target=_write_slot, args=(w,))
+    thread.start()
+    thread.join()
+
+
 @pytest.mark.parametrize(
     ("x_shape", "w_shape", "call"),
     [case[1:] for case in _READS_OF_W],
@@ -73,17 +116,7 @@ def test_a_scalar_write_after_a_result_never_changes_it_whichever_operand_it_wri
     # The record of pending device reads must cover every Metal operand of a call,
     # not only its first one: a write into the second operand's carrier, made after
     # the call returned, must not reach the scheduled result either.
-    x_values = np.ones(x_shape, dtype=np.float32)
-    w_values = np.ones(w_shape, dtype=np.float32)
-    expected = _host(call(xp.asarray(x_values, device=CPU), xp.asarray(w_values, device=CPU)))
-    stale = 0
-    for _ in range(5):
-        x = xp.asarray(x_values, device=METAL)
-        w = xp.asarray(w_values, device=METAL)
-        w.carrier.get_value(0)  # the host view exists (any earlier scalar access)
-        y = call(x, w)
-        w.carrier.set_value(_N - 2, 1000.0)  # (an even slot: in w[::2] too)
-        stale += not np.array_equal(_host(y), expected)
+    stale = _stale_results(x_shape, w_shape, call, _carrier_with_a_view, _write_slot)
     assert stale == 0, f"{stale} of 5 results saw a write made after they were computed"
 
 
@@ -100,26 +133,41 @@ def test_a_write_into_a_fresh_result_read_before_its_carrier_existed_leaves_the_
     # call reads its buffer without a record on a carrier; the carrier made later must
     # still make its first host write wait for that read, on whichever thread it runs
     # (ordered after the call by the join).
-    x_values = np.ones(x_shape, dtype=np.float32)
-    w_values = np.ones(w_shape, dtype=np.float32)
-    expected = _host(call(xp.asarray(x_values, device=CPU), xp.asarray(w_values, device=CPU)))
+    write = _write_slot if writer == "this thread" else _on_another_thread
+    stale = _stale_results(x_shape, w_shape, call, _fresh_result, write)
+    assert stale == 0, f"{stale} of 5 results saw a write made after they were computed"
+
+
+def test_a_carrier_made_on_another_thread_while_a_call_reads_the_fresh_result() -> None:
+    # The window of _mlx_namespace.fresh, forced: the call has read the fresh operand
+    # through its token and launched, and before it records the read another thread
+    # makes the operand's carrier and reads through it, so the carrier has taken over
+    # the token's reads already (a profile hook runs that thread at the moment fresh()
+    # is entered). The call must then record its read on that carrier, so the write
+    # after the call waits for it and leaves the result as it was.
+    from stridewave.array_api import _mlx_namespace
+
+    values = np.ones(_N, dtype=np.float32)
     stale = 0
     for _ in range(5):
-        x = xp.asarray(x_values, device=METAL) * 1
-        w = xp.asarray(w_values, device=METAL) * 1
-        y = call(x, w)
+        w = _fresh_result(values)
 
-        def write(w: Any = w) -> None:
-            w.carrier.set_value(_N - 2, 1000.0)  # (an even slot: in w[::2] too)
+        def hook(frame: Any, event: str, arg: Any, w: Any = w) -> None:
+            if event == "call" and frame.f_code is _mlx_namespace.fresh.__code__:
+                sys.setprofile(None)
+                maker = threading.Thread(target=lambda: w.carrier.get_value(0))
+                maker.start()
+                maker.join()
 
-        if writer == "this thread":
-            write()
-        else:
-            thread = threading.Thread(target=write)
-            thread.start()
-            thread.join()
-        stale += not np.array_equal(_host(y), expected)
-    assert stale == 0, f"{stale} of 5 results saw a write made after they were computed"
+        sys.setprofile(hook)
+        try:
+            y = w**2.5  # (slow enough to be pending at the write)
+        finally:
+            sys.setprofile(None)
+        assert w._native is None or len(w._native) != 7  # (the carrier was made)
+        _write_slot(w)
+        stale += float(y[_N - 2]) != 1.0
+    assert stale == 0, f"{stale} of 5 results saw a write made after the call"
 
 
 # -- Metal answers that differ from NumPy's (both the direct and the general path) --------
