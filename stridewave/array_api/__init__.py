@@ -21,8 +21,7 @@ from __future__ import annotations
 
 from typing import Final
 
-# (_indexing installs Array.__getitem__ and __setitem__ when it loads)
-from stridewave.array_api import _indexing, fft, linalg  # noqa: F401
+from stridewave.array_api import fft, linalg
 from stridewave.array_api._array import Array
 from stridewave.array_api._creation_functions import (
     arange,

@@ -6,12 +6,10 @@ device is a place (:class:`~stridewave.array_api._device.Device`), and everythin
 device-specific goes through that device's backend
 (:class:`~stridewave.array_api._backend.Backend`): the operators call the dispatch
 step (:mod:`~stridewave.array_api._dispatch`, which also reads and writes operands'
-values) through :func:`binary_call`, and :meth:`Array._new` is the one constructor
-(:func:`~stridewave.array_api._common.wrap` turns a backend result into Arrays by the
-backend's adoption).
-
-Indexing builds Arrays, so it sits above this module and installs
-``getitem``/``setitem`` here when it loads (:func:`install`).
+values) through :func:`binary_call`, and indexing
+(:mod:`~stridewave.array_api._indexing`) directly; both return a result's geometry,
+and :meth:`Array._new` is the one constructor (:func:`~stridewave.array_api._common.wrap`
+turns a backend result into Arrays by the backend's adoption).
 """
 
 from __future__ import annotations
@@ -29,7 +27,6 @@ import numpy as np
 from stridewave.array_api import _dtypes, _messages
 from stridewave.array_api._backend import (
     Adopted,
-    contiguous_layout,
     strided_layout,
 )
 from stridewave.array_api._device import Device, as_device, carrier_device
@@ -43,7 +40,8 @@ from stridewave.array_api._dispatch import (
     unary,
     write,
 )
-from stridewave.array_api._dtypes import isdtype
+from stridewave.array_api._dtypes import same_kind
+from stridewave.array_api._indexing import getitem, one_slice, setitem
 from stridewave.array_api._numpy_namespace import UFUNC_NAMES
 from stridewave.carriers import Carrier
 from stridewave.carriers._messages import dtype_text
@@ -60,7 +58,6 @@ __all__ = [
     "as_array",
     "common_device",
     "device_of",
-    "install",
     "permuted",
 ]
 
@@ -79,46 +76,6 @@ def _rebuild(carrier: Any, layout: Layout, offset: int) -> Array:
     return Array._new((carrier, layout, offset, None), device)
 
 
-def _one_slice(x: Array, key: slice) -> Array | None:
-    """``x[start:stop:step]`` of a 1-D array with int/None bounds (the common case).
-
-    The geometry :func:`~stridewave.array_api._indexing.basic_geometry` gives, without
-    its general loop; None for anything else (the general path then decides, and raises
-    where it must). Called by ``Array.__getitem__`` itself: a view's Python runs before
-    the launch of the operation that reads it (docs/array-api.md, "Lazy results").
-    """
-    layout = x._layout
-    if layout is None or len(layout._shape) != 1:  # (Layout's slots: a per-call path)
-        return None
-    start, stop, step = key.start, key.stop, key.step
-    if not (
-        (start is None or type(start) is int)
-        and (stop is None or type(stop) is int)
-        and (step is None or (type(step) is int and step))
-    ):
-        return None
-    picked = range(layout._shape[0])[key]  # (slice.indices' bounds, and the length)
-    length = len(picked)
-    (stride,) = layout._strides
-    offset = x._offset + picked.start * stride if length else 0
-    stride *= picked.step
-    view_layout = (
-        contiguous_layout((length,)) if stride == 1 else strided_layout((length,), (stride,))
-    )
-    # (``Array._new`` inlined, the dtype taken from ``x``: a view's Python runs before
-    # the launch that reads it)
-    out = object.__new__(Array)
-    _set_carrier(out, x._carrier)
-    out._layout, out._offset, out._native, out._device, out._dtype = (
-        view_layout,
-        offset,
-        None,
-        x._device,
-        x._dtype,
-    )
-    return out
-
-
 # -- the array object --------------------------------------------------------------------
 
 #: A complex scalar is among them: with a real floating array it gives the complex dtype
@@ -130,22 +87,6 @@ _SCALAR_OPERANDS: Final = (*_SCALARS, np.generic)
 #: Any operand the operators take: a scalar operand or an array (scalars tested first:
 #: for them isinstance answers before the Tensor ABC check).
 _OPERANDS: Final = (*_SCALAR_OPERANDS, Tensor)
-
-#: The indexing functions ``__getitem__``/``__setitem__`` call (``getitem``,
-#: ``setitem``), installed by :mod:`~stridewave.array_api._indexing` when it loads: it
-#: builds Arrays, so it sits above this module.
-_INDEXING: Final[dict[str, Callable[..., Any]]] = {}
-
-
-def install(functions: dict[str, Callable[..., Any]]) -> None:
-    """Install the indexing functions ``Array.__getitem__``/``__setitem__`` call.
-
-    Parameters
-    ----------
-    functions : dict of str to callable
-        ``getitem`` and ``setitem``, by name.
-    """
-    _INDEXING.update(functions)
 
 
 def binary_call(name: str) -> Callable[[Any, Any], Array]:
@@ -255,16 +196,6 @@ def _binary(name: str, reflected: bool = False) -> Callable[[Array, object], Any
     return method
 
 
-def _same_kind(given: DType, target: DType) -> bool:
-    """Whether NumPy's ``same_kind`` casting takes ``given`` to ``target`` (a narrowing inside a kind)."""
-    for kind in ("integral", "real floating", "complex floating"):
-        if isdtype(target, kind):
-            return isdtype(given, kind) or (
-                kind == "complex floating" and isdtype(given, "real floating")
-            )
-    return False
-
-
 def _inplace(name: str) -> Callable[[Array, object], Array]:
     def method(self: Array, other: object) -> Array:
         if not isinstance(other, _OPERANDS):
@@ -283,7 +214,7 @@ def _inplace(name: str) -> Callable[[Array, object], Array]:
             raise ValueError(_messages.inplace_shape(name, self.shape, result.shape))
         values = read(result, self._device)
         if result.dtype is not self.dtype:
-            if not _same_kind(result.dtype, self.dtype):
+            if not same_kind(result.dtype, self.dtype):
                 raise TypeError(_messages.inplace_dtype(name, self.dtype, result.dtype))
             # (a wider result of the same kind is cast back, as NumPy's in-place
             # operators do with casting="same_kind": float32 += float64)
@@ -696,10 +627,16 @@ class Array(Tensor):
             If the carrier is released (advanced indexing reads it).
         """
         if type(key) is slice:
-            view = _one_slice(self, key)
+            view = one_slice(self, key)
             if view is not None:
-                return view
-        return _INDEXING["getitem"](self, key)  # type: ignore[no-any-return]
+                # (``Array._new`` inlined, the dtype taken from ``self``: a view's Python
+                # runs before the launch that reads it, docs/array-api.md "Lazy results")
+                out = object.__new__(Array)
+                _set_carrier(out, self._carrier)
+                out._layout, out._offset = view
+                out._native, out._device, out._dtype = None, self._device, self._dtype
+                return out
+        return _new(getitem(self, self._device, key), self._device)
 
     def __setitem__(self, key: object, value: object, /) -> None:
         """Write ``value`` into ``self[key]``: one scatter, one version step.
@@ -720,7 +657,7 @@ class Array(Tensor):
         RuntimeError
             If the carrier is released, immutable or owned.
         """
-        _INDEXING["setitem"](self, key, value)
+        setitem(self, self._device, key, value)
 
     def __repr__(self) -> str:
         try:

@@ -51,6 +51,7 @@ __all__ = [
     "numpy_dtype",
     "promote",
     "result_type",
+    "same_kind",
 ]
 
 #: Every dtype of the namespace, by its array API name, in the standard's order.
@@ -401,6 +402,28 @@ class iinfo_object:
     max: int
     min: int
     dtype: DType
+
+
+def same_kind(given: DType, target: DType) -> bool:
+    """Whether NumPy's ``same_kind`` casting takes ``given`` to ``target``.
+
+    Parameters
+    ----------
+    given, target : DType
+        The dtype of a result, and the dtype it is written into.
+
+    Returns
+    -------
+    bool
+        True within a kind (a narrowing included: float64 into float32) and for real
+        floating into complex floating, as NumPy's in-place operators cast.
+    """
+    for kind in ("integral", "real floating", "complex floating"):
+        if isdtype(target, kind):
+            return isdtype(given, kind) or (
+                kind == "complex floating" and isdtype(given, "real floating")
+            )
+    return False
 
 
 def finfo(type: object, /) -> finfo_object:

@@ -5,6 +5,10 @@ Tensor's Layout: the result shares the carrier, with a new offset, shape and
 strides (no backend call, the same on every device). Boolean masks and integer
 arrays go to the backend (NumPy, or MLX where it can) and give fresh arrays.
 Every ``__setitem__`` is one ``Carrier.scatter``.
+
+As the dispatch step, :func:`getitem` returns the result's geometry (a backend's
+adopted tuple) and the Array's ``__getitem__`` builds the Array: this module sits
+below the array object and the Array calls it directly.
 """
 
 from __future__ import annotations
@@ -15,11 +19,9 @@ from typing import Any, Final
 import numpy as np
 
 from stridewave.array_api import _messages
-from stridewave.array_api._array import Array, as_array, install
-from stridewave.array_api._backend import contiguous_layout, strided_layout
-from stridewave.array_api._common import adopted, wrap_one
+from stridewave.array_api._backend import Adopted, contiguous_layout, strided_layout
 from stridewave.array_api._device import Device
-from stridewave.array_api._dispatch import device_of, read, write
+from stridewave.array_api._dispatch import device_of, host_values, read, write
 from stridewave.array_api._dtypes import (
     as_dtype,
     bfloat16,
@@ -30,9 +32,10 @@ from stridewave.array_api._dtypes import (
 )
 from stridewave.array_api._messages import DeviceMismatch
 from stridewave.dtypes import DType
+from stridewave.layout import Layout
 from stridewave.tensor import Tensor
 
-__all__ = ["getitem", "setitem"]
+__all__ = ["basic_geometry", "getitem", "one_slice", "setitem"]
 
 _Geometry = tuple[tuple[int, ...], tuple[int, ...], int]
 
@@ -46,7 +49,8 @@ def _as_int(item: object) -> int | None:
     if isinstance(item, np.integer):
         return int(item)
     if isinstance(item, Tensor) and item.shape == () and isdtype(item.dtype, "integral"):
-        return operator.index(as_array(item))
+        # (``Array.__index__``'s answer: the one element, as a Python int)
+        return int(host_values(item, device_of(item)).reshape(()).item())
     return None
 
 
@@ -140,6 +144,47 @@ def basic_geometry(
     return tuple(out_shape), tuple(out_strides), offset
 
 
+def one_slice(x: Tensor, key: slice) -> tuple[Layout, int] | None:
+    """Return the view of ``x[start:stop:step]``, ``x`` 1-D, the bounds ints or None.
+
+    The geometry :func:`basic_geometry` gives, without its general loop. Called by
+    ``Array.__getitem__`` itself, which builds the view: a view's Python runs before the
+    launch of the operation that reads it (docs/array-api.md, "Lazy results").
+
+    Parameters
+    ----------
+    x : Tensor
+        The array sliced.
+    key : slice
+        The slice.
+
+    Returns
+    -------
+    tuple of (Layout, int) or None
+        The view's layout and offset (in elements); None for anything but a 1-D ``x``
+        and int or None bounds (the general :func:`getitem` then decides, and raises
+        where it must).
+    """
+    layout = x._layout
+    if layout is None or len(layout._shape) != 1:  # (Layout's slots: a per-call path)
+        return None
+    start, stop, step = key.start, key.stop, key.step
+    if not (
+        (start is None or type(start) is int)
+        and (stop is None or type(stop) is int)
+        and (step is None or (type(step) is int and step))
+    ):
+        return None
+    picked = range(layout._shape[0])[key]  # (slice.indices' bounds, and the length)
+    length = len(picked)
+    (stride,) = layout._strides
+    offset = x._offset + picked.start * stride if length else 0
+    stride *= picked.step
+    if stride == 1:
+        return contiguous_layout((length,)), offset
+    return strided_layout((length,), (stride,)), offset
+
+
 def _key_tuple(key: object) -> tuple[Any, ...]:
     return key if isinstance(key, tuple) else (key,)
 
@@ -156,10 +201,11 @@ def _backend_key(key: tuple[Any, ...], device: Device) -> tuple[Any, ...]:
     return tuple(out)
 
 
-def getitem(x: Array, key: object) -> Array:
-    """Return ``x[key]``: a view for basic keys, a fresh array otherwise.
+def getitem(x: Tensor, device: Device, key: object) -> Adopted:
+    """Return the geometry of ``x[key]``: a view for basic keys, a fresh result otherwise.
 
-    ``Array.__getitem__`` answers a 1-D slice itself first.
+    ``Array.__getitem__`` answers a 1-D slice itself first, and builds the Array of
+    this geometry on ``device``, ``x``'s.
     """
     key_t = _key_tuple(key)
     layout = x.layout
@@ -172,19 +218,17 @@ def getitem(x: Array, key: object) -> Array:
             view_layout = strided_layout(tuple(shape), tuple(strides))
         carrier = x._carrier
         assert carrier is not None
-        return adopted((carrier, view_layout, offset, None), x._device)
-    device = x._device
+        return (carrier, view_layout, offset, None)
     result = device.backend.getitem(read(x, device), _backend_key(key_t, device))
-    return wrap_one(result, device)
+    return device.backend.adopt(result, ())
 
 
 #: ml_dtypes' bfloat16 scalar type.
 _BFLOAT16_SCALAR: Final = numpy_dtype(bfloat16).type
 
 
-def _value_for(x: Array, value: object) -> Any:
+def _value_for(x: Tensor, device: Device, value: object) -> Any:
     """Return ``value`` as a backend array of ``x``'s dtype (checking compatibility)."""
-    device = x._device
     backend = device.backend
     dtype = x.dtype
     if isinstance(value, Tensor):
@@ -223,7 +267,7 @@ def _value_for(x: Array, value: object) -> Any:
     return backend.scalar(value, dtype)
 
 
-def setitem(x: Array, key: object, value: object) -> None:
+def setitem(x: Tensor, device: Device, key: object, value: object) -> None:
     """Do ``x[key] = value`` as one scatter into ``x``'s carrier (one version step)."""
     key_t = _key_tuple(key)
     layout = x.layout
@@ -234,8 +278,7 @@ def setitem(x: Array, key: object, value: object) -> None:
         raise RuntimeError(_messages.assign_released(x, carrier))
     if not layout.is_injective():
         raise ValueError(_messages.write_shared_slots("assign into", layout.shape, layout.strides))
-    device = x._device
-    source = _value_for(x, value)
+    source = _value_for(x, device, value)
     geometry = basic_geometry(layout.shape, layout.strides, x._offset, key_t)
     backend = device.backend
     if geometry is not None:
@@ -252,6 +295,3 @@ def setitem(x: Array, key: object, value: object) -> None:
         return
     updated = backend.set_advanced(read(x, device), _backend_key(key_t, device), source)
     write(x, device, layout.shape, layout.strides, x._offset, updated)
-
-
-install({"getitem": getitem, "setitem": setitem})

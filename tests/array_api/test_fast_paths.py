@@ -20,7 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import stridewave.array_api as xp
-from stridewave.array_api import _array, _indexing
+from stridewave.array_api import _indexing
 from tests.metal_scripts import run_script
 
 HAVE_MLX = importlib.util.find_spec("mlx") is not None
@@ -45,10 +45,14 @@ def test_one_slice_shortcut_gives_the_general_geometry(
     base = xp.asarray(np.arange(n, dtype=np.float32))
     x = {"whole": base, "reversed": base[::-1], "tail": base[1:], "strided": base[::2]}[source]
     key = slice(start, stop, step)
-    quick = _array._one_slice(x, key)
+    quick = _indexing.one_slice(x, key)
     assert quick is not None
+    layout, offset = quick
     general = _indexing.basic_geometry(x.layout.shape, x.layout.strides, x._offset, (key,))
-    assert (quick.layout.shape, quick.layout.strides, quick._offset) == general
+    assert (layout.shape, layout.strides, offset) == general
+    view = x[key]
+    assert (view.layout.shape, view.layout.strides, view._offset) == general
+    assert view.dtype is x.dtype and view.device == x.device and view.carrier is x.carrier
     assert np.asarray(x[key]).tolist() == np.asarray(x)[key].tolist()
 
 
@@ -57,7 +61,7 @@ def test_one_slice_shortcut_gives_the_general_geometry(
 )
 def test_slices_the_shortcut_declines_take_the_general_path(key: slice) -> None:
     x = xp.asarray(np.arange(4, dtype=np.float32))
-    assert _array._one_slice(x, key) is None
+    assert _indexing.one_slice(x, key) is None
 
 
 @pytest.mark.needs_mlx
