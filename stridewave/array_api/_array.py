@@ -89,13 +89,13 @@ _SCALAR_OPERANDS: Final = (*_SCALARS, np.generic)
 _OPERANDS: Final = (*_SCALAR_OPERANDS, Tensor)
 
 
-def binary_call(name: str) -> Callable[[Any, Any], Array]:
+def binary_call(name: str, *, operator: bool = False) -> Callable[[Any, Any], Any]:
     """Return ``name(x1, x2)`` as one call: the direct call where it applies, else ``binary``.
 
-    The namespace's two-operand functions and the Array's operators are this call.
-    Where the operands are what the device's direct call takes (Arrays of one device,
-    a Python float or bool, or an int of the int32 range beside an Array: the gate of
-    :func:`~stridewave.array_api._dispatch.binary`), it runs that call from the
+    The namespace's two-operand functions and the Array's forward operators are this
+    call. Where the operands are what the device's direct call takes (Arrays of one
+    device, a Python float or bool, or an int of the int32 range beside an Array: the
+    gate of :func:`~stridewave.array_api._dispatch.binary`), it runs that call from the
     dispatch step's table at once; everything else, and a device's first call (which
     fills the table), is the general step. A ``ValueError`` of the direct call (shapes
     that do not broadcast) is raised by the general step, which names the shapes.
@@ -104,19 +104,24 @@ def binary_call(name: str) -> Callable[[Any, Any], Array]:
     ----------
     name : str
         The namespace function (``add``, ``less`` ...).
+    operator : bool, keyword-only
+        True for the forward operator ``x1.__add__(x2)``, ``x1`` an Array: an ``x2``
+        that is no operand (neither a scalar nor a Tensor) gives ``NotImplemented``,
+        so that Python asks ``x2``'s reflected operator.
 
     Returns
     -------
     callable
-        ``call(x1, x2)`` returning the result Array; it raises what
-        :func:`~stridewave.array_api._dispatch.binary` raises.
+        ``call(x1, x2)`` returning the result Array (or ``NotImplemented``, for an
+        operator); it raises what :func:`~stridewave.array_api._dispatch.binary` raises.
     """
     calls = directs_of(name)
     low, high = -(2**31), 2**31 - 1
+    new_object = object.__new__
 
-    def call(x1: Any, x2: Any) -> Array:
-        kind1, kind2 = type(x1), type(x2)
-        if kind1 is Array:
+    def call(x1: Any, x2: Any) -> Any:
+        kind2 = type(x2)
+        if type(x1) is Array:
             device = x1._device
             takes = (
                 (kind2 is Array and x2._device is device)
@@ -126,6 +131,7 @@ def binary_call(name: str) -> Callable[[Any, Any], Array]:
             )
         elif kind2 is Array:
             device = x2._device
+            kind1 = type(x1)
             takes = kind1 is float or kind1 is bool or (kind1 is int and low <= x1 <= high)
         else:
             takes = False
@@ -137,7 +143,17 @@ def binary_call(name: str) -> Callable[[Any, Any], Array]:
                 except ValueError:  # (the general step says which shapes)
                     found = None
                 if found is not None:
-                    return _new(found, device)
+                    if found[0] is not None:
+                        return _new(found, device)
+                    # (``_new`` of a fresh result inlined: this runs in every operator)
+                    out = new_object(Array)
+                    _, out._layout, out._offset, native = found
+                    out._native = native
+                    out._device = device
+                    out._dtype = native[2]
+                    return out
+        elif operator and not isinstance(x2, _OPERANDS):
+            return NotImplemented
         adopted, device = binary(name, x1, x2)
         return _new(adopted, device)
 
@@ -145,8 +161,9 @@ def binary_call(name: str) -> Callable[[Any, Any], Array]:
 
 
 def _binary(name: str, reflected: bool = False) -> Callable[[Array, object], Any]:
-    call = binary_call(name)
+    method: Callable[[Array, object], Any]
     if reflected:
+        call = binary_call(name)
 
         def method(self: Array, other: object) -> Any:
             if type(other) is not Array and not isinstance(other, _OPERANDS):
@@ -154,41 +171,7 @@ def _binary(name: str, reflected: bool = False) -> Callable[[Array, object], Any
             return call(other, self)
 
     else:
-        # (``call``'s gate inlined for ``self`` an Array: the forward operator is the
-        # most frequent call of the namespace, and the frame saved is about 6 % of it)
-        calls = directs_of(name)
-        low, high = -(2**31), 2**31 - 1
-        new_object = object.__new__
-
-        def method(self: Array, other: object) -> Any:
-            kind = type(other)
-            if (
-                (kind is Array and other._device is self._device)  # type: ignore[attr-defined]
-                or kind is float
-                or kind is bool
-                or (kind is int and low <= other <= high)  # type: ignore[operator]
-            ):
-                device = self._device
-                direct = calls.get(device)
-                if direct is not None:
-                    try:
-                        found = direct(self, other)
-                    except ValueError:  # (the general step says which shapes)
-                        found = None
-                    if found is not None:
-                        if found[0] is not None:
-                            return _new(found, device)
-                        # (``_new`` of a fresh result, inlined as the gate is)
-                        out = new_object(Array)
-                        _, out._layout, out._offset, native = found
-                        out._native = native
-                        out._device = device
-                        out._dtype = native[2]
-                        return out
-            elif not isinstance(other, _OPERANDS):
-                return NotImplemented
-            return call(self, other)
-
+        method = binary_call(name, operator=True)
     method.__name__ = f"__{'r' if reflected else ''}{name}__"
     method.__doc__ = (
         f"Return ``{name}({'other, self' if reflected else 'self, other'})`` (array API operator)."

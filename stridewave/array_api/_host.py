@@ -72,7 +72,8 @@ _CACHEABLE: Final = (CPU, Generic, CPUExtension, GenericExtension)
 _NO_SLOT: Final = object()
 
 #: The version field of a fresh result's token: its carrier is not made yet, and the
-#: NumPy array in the token is the only reference to its buffer.
+#: NumPy array in the token is the only reference to its buffer. Such an Array's
+#: layout is the C-contiguous layout of that array's shape, at offset 0.
 LAZY: Final = object()
 
 
@@ -199,22 +200,29 @@ def _direct_ufunc(backend: HostBackend, ufunc: np.ufunc) -> Callable[..., Adopte
         return unary
 
     def binary(x1: Any, x2: Any) -> Adopted:
-        # ``layout``: the operands' one row-major layout (one cached Layout object, a
-        # Python scalar taking the other's), whose result is a fresh C-ordered array
-        # of that layout: no check of NumPy's result's shape or flags then (this
-        # runs in every operator on the CPU device)
+        # ``layout``: the operands' one row-major layout (one Layout object, a Python
+        # scalar taking the other's), whose result is a fresh C-ordered array of that
+        # layout: no check of NumPy's result's shape or flags then (this runs in every
+        # operator on the CPU device). ``lazy``: every Array operand is a fresh result,
+        # whose layout is C-contiguous by construction (``LAZY``), so no look-up either.
         if type(x1) in scalars:
             a = x1
             layout = None
+            lazy = True
         else:
             native = x1._native
-            a = native[0] if native is not None and native[1] is LAZY else read(x1)
+            lazy = native is not None and native[1] is LAZY
+            a = native[0] if lazy else read(x1)
             layout = x1._layout
         if type(x2) in scalars:
             b = x2
         else:
             native = x2._native
-            b = native[0] if native is not None and native[1] is LAZY else read(x2)
+            if native is not None and native[1] is LAZY:
+                b = native[0]
+            else:
+                b = read(x2)
+                lazy = False
             if layout is None:
                 layout = x2._layout
             elif layout is not x2._layout:
@@ -232,6 +240,8 @@ def _direct_ufunc(backend: HostBackend, ufunc: np.ufunc) -> Callable[..., Adopte
             dtype = dtypes.get(result.dtype)
             if dtype is not None:
                 if layout is not None:
+                    if lazy:
+                        return (None, layout, 0, (result, LAZY, dtype))
                     cached = layouts.get(layout._shape)
                     if cached is layout and cached is not None:
                         return (None, cached, 0, (result, LAZY, dtype))
@@ -430,8 +440,8 @@ class HostBackend:
         A fresh result whose carrier is not made yet is its own NumPy array (no one
         else can write it). An Array over a CPU or Generic carrier keeps its read-only
         view as its ``native`` token until the carrier's version moves or its storage
-        array is replaced: the token holds that array (``_array``) and compares it by
-        identity. Every replacement of the storage (a resize, a release, an
+        array is replaced: the token holds that array (``_array``), compared by
+        identity, and the carrier itself (an Array's carrier never changes). Every replacement of the storage (a resize, a release, an
         Evictable's secondary loaded anew at each eviction, without a version step
         of the tier) makes a new array object, whatever its size.
         """
@@ -439,16 +449,13 @@ class HostBackend:
         if cache is not None and cache is not _NO_SLOT:
             if cache[1] is LAZY:
                 return cache[0]  # type: ignore[no-any-return]
-            carrier = tensor._carrier
-            if (
-                cache[2] is carrier._array  # type: ignore[union-attr]
-                and cache[1] == carrier.version  # type: ignore[union-attr]
-            ):
+            carrier = cache[3]  # (the Array's carrier, kept in the token: no property)
+            if cache[2] is carrier._array and cache[1] == carrier.version:
                 return cache[0]  # type: ignore[no-any-return]
         carrier = tensor._carrier
         view = _view(tensor)
         if cache is not _NO_SLOT and type(carrier) in _CACHEABLE:
-            tensor._native = (view, carrier.version, carrier._array)  # type: ignore[attr-defined,union-attr]
+            tensor._native = (view, carrier.version, carrier._array, carrier)  # type: ignore[attr-defined,union-attr]
         return view
 
     def export(self, tensor: Tensor) -> npt.NDArray[Any]:
@@ -538,14 +545,14 @@ class HostBackend:
         -------
         tuple
             ``(carrier, token)``: the carrier over the array's buffer (no copy) and
-            the Array's token from now on (a read-only view, the version and the
-            storage array: see :meth:`read`).
+            the Array's token from now on (a read-only view, the version, the
+            storage array and the carrier: see :meth:`read`).
         """
         array = native[0]
         carrier = _from_numpy(array.reshape(-1))
         view = array.view()
         view.flags.writeable = False  # internal: operands only, never handed out
-        return carrier, (view, carrier.version, carrier._array)  # type: ignore[attr-defined]
+        return carrier, (view, carrier.version, carrier._array, carrier)  # type: ignore[attr-defined]
 
     def direct(self, name: str) -> Callable[..., Adopted | None] | None:
         """Return ``name`` as one-frame call on this device's Arrays, or None.
