@@ -653,16 +653,20 @@ class Array(Tensor):
         return f"Array({values}, dtype={dtype_text(self.dtype)}, device={self._device!r})"
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        """NumPy's ufunc protocol (NEP 13): keep NumPy scalars' operators in the namespace.
+        """NumPy's ufunc protocol (NEP 13): a ufunc of Arrays gives Arrays.
 
-        ``np.float32(2) * x`` makes NumPy call ``np.multiply`` with this Array. When
-        a NumPy scalar (or a 0-d NumPy array: NumPy hands its scalars' comparisons
-        over as those) takes part in a plain two-operand call of a ufunc this
-        namespace has under the same name (``np.add``, ``np.less`` ...), the call is
-        this namespace's function: the result is an Array on the operands' device,
-        the NumPy scalar taken as the Python scalar of its value. Any other ufunc
-        call runs in NumPy on host copies of the Arrays (``numpy.asarray``) and
-        returns NumPy's result, as it did through ``__array__`` alone.
+        A plain call (``np.sin(x)``, ``scipy.special.erf(x)``, ``np.float32(2) * x``)
+        whose operands are Arrays of one device and scalars gives Arrays on that
+        device, as CuPy's and Dask's arrays answer NumPy's ufuncs. Where the
+        namespace has a function of the ufunc's name (``np.add``, ``np.less`` ...)
+        and a NumPy scalar takes part, the call is that function (a NumPy scalar
+        taken as the Python scalar of its value). Any other ufunc computes in NumPy
+        over the Arrays' host values; its results become Arrays of the operands'
+        device (of the dtype NumPy gives; a result of a dtype no device holds stays
+        NumPy's). A call with a NumPy array among the operands (``x + numpy_array``:
+        another library's array does not join the namespace), with ``out=``, or of a
+        ufunc method (``reduce``, ``at`` ...) runs in NumPy on host copies of the
+        Arrays and returns NumPy's result, as through ``__array__`` alone.
 
         Parameters
         ----------
@@ -677,27 +681,40 @@ class Array(Tensor):
 
         Returns
         -------
-        Array or numpy.ndarray or object
-            An Array for a NumPy scalar's operator; else NumPy's result.
+        Array or tuple of Array or numpy.ndarray or object
+            Arrays for a plain call of Arrays and scalars (a tuple for a ufunc of
+            several outputs); else NumPy's result.
+
+        Raises
+        ------
+        ValueError
+            If the Arrays live on two devices.
         """
-        name = UFUNC_NAMES.get(ufunc.__name__) if method == "__call__" else None
-        if name is not None and not kwargs:
-            # (a NumPy scalar's comparison hands NumPy's ufunc a 0-d ndarray of it)
-            values = [
-                v[()] if type(v) is np.ndarray and v.ndim == 0 and v.dtype.kind in "biufc" else v
-                for v in inputs
-            ]
-            if (
-                len(values) == 2
-                and any(isinstance(value, np.generic) for value in values)
-                and all(type(v) is Array or isinstance(v, _SCALAR_OPERANDS) for v in values)
-            ):
-                return Array._new(*binary(name, *values))
-        host = [
-            host_values(as_array(value), device_of(value)) if isinstance(value, Tensor) else value
-            for value in inputs
+        plain = method == "__call__" and "out" not in kwargs
+        # (a NumPy scalar's comparison hands NumPy's ufunc a 0-d ndarray of it)
+        values = [
+            v[()] if type(v) is np.ndarray and v.ndim == 0 and v.dtype.kind in "biufc" else v
+            for v in inputs
         ]
-        return getattr(ufunc, method)(*host, **kwargs)
+        ours = plain and all(isinstance(v, (Tensor, *_SCALAR_OPERANDS)) for v in values)
+        name = UFUNC_NAMES.get(ufunc.__name__) if ours and not kwargs else None
+        if (
+            name is not None
+            and len(values) == 2
+            and any(isinstance(v, np.generic) for v in values)
+            and all(type(v) is Array or isinstance(v, _SCALAR_OPERANDS) for v in values)
+        ):
+            return Array._new(*binary(name, *values))
+        device = common_device(values) if ours else None
+        host = [
+            host_values(as_array(v), device_of(v)) if isinstance(v, Tensor) else v for v in inputs
+        ]
+        result = getattr(ufunc, method)(*host, **kwargs)
+        if device is None:
+            return result
+        if type(result) is tuple:
+            return tuple(_from_host(r, device) for r in result)
+        return _from_host(result, device)
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> npt.NDArray[Any]:
         """Return the values as NumPy (NumPy 2 ``__array__``).
@@ -801,6 +818,15 @@ class Array(Tensor):
 
 #: ``Array._new``, read as a module global by the operators (one look-up fewer per call).
 _new: Final = Array._new
+
+
+def _from_host(result: Any, device: Device) -> Any:
+    """Return a NumPy ufunc's result as an Array on ``device`` (NumPy's, of no namespace dtype)."""
+    values = np.asarray(result)
+    dtype = _dtypes.from_numpy(values.dtype)
+    if dtype is None:
+        return result
+    return Array._new(device.backend.adopt(device.backend.asarray(values, dtype), ()), device)
 
 
 def permuted(x: Array, axes: tuple[int, ...]) -> Array:
