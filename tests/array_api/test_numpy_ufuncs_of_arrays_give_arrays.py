@@ -43,7 +43,7 @@ def test_a_scipy_cython_ufunc_of_an_array_is_an_array(device: xp.Device) -> None
 
 def test_a_ufunc_of_two_outputs_gives_a_tuple_of_arrays(device: xp.Device) -> None:
     fractional, integral = np.modf(_on(device))
-    assert type(fractional) is xp.Array and type(integral) is xp.Array
+    assert (type(fractional), type(integral)) == (xp.Array, xp.Array)
     np.testing.assert_array_equal(np.asarray(fractional), [0.5, 0.0, 0.0])
     np.testing.assert_array_equal(np.asarray(integral), [0.0, 1.0, 6.0])
 
