@@ -449,8 +449,11 @@ class HostBackend:
         if cache is not None and cache is not _NO_SLOT:
             if cache[1] is LAZY:
                 return cache[0]  # type: ignore[no-any-return]
-            carrier = cache[3]  # (the Array's carrier, kept in the token: no property)
-            if cache[2] is carrier._array and cache[1] == carrier.version:
+            # (the Array's carrier, kept in the token, and its version slot: no
+            # property on a path every operand read takes; no CPU or Generic kind
+            # overrides ``version``)
+            carrier = cache[3]
+            if cache[2] is carrier._array and cache[1] == carrier._version:
                 return cache[0]  # type: ignore[no-any-return]
         carrier = tensor._carrier
         view = _view(tensor)

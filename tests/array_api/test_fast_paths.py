@@ -1,6 +1,8 @@
 """The array API's shortcuts agree with the general code they bypass.
 
 * a 1-D slice takes a shortcut past the general basic-indexing geometry;
+* the CPU device's read token compares the carrier's version slot, not its property,
+  so a host write between two reads gives the second one the new values;
 * Metal results are scheduled (``mx.async_eval``), not awaited, and a result of more
   than one axis keeps its N-d MLX form for the next read until its carrier changes.
 """
@@ -66,6 +68,21 @@ def test_slices_the_shortcut_declines_take_the_general_path(key: slice) -> None:
 
 @pytest.mark.needs_mlx
 @needs_mlx
+def test_host_reads_after_a_write_give_the_new_values_through_the_version_slot() -> None:
+    from stridewave.array_api._host import _CACHEABLE
+    from stridewave.carriers._lifecycle import _Lifecycle
+
+    # The token's check reads ``_version`` directly: no cacheable kind may count
+    # versions any other way.
+    assert all(kind.version is _Lifecycle.version for kind in _CACHEABLE)
+    x = xp.asarray([1.0, 2.0, 3.0], device=xp.Device("cpu"))
+    np.testing.assert_array_equal(np.asarray(x + 1.0), [2.0, 3.0, 4.0])
+    x[0] = 10.0
+    np.testing.assert_array_equal(np.asarray(x + 1.0), [11.0, 3.0, 4.0])
+    x._carrier.set_value(1, 20.0)  # (a carrier write, outside the Array)
+    np.testing.assert_array_equal(np.asarray(x + 1.0), [11.0, 21.0, 4.0])
+
+
 def test_metal_results_read_back_right_after_writes_to_their_carriers() -> None:
     metal = xp.Device("Metal")
     a = xp.reshape(xp.arange(6, dtype=xp.float32, device=metal), (2, 3))
