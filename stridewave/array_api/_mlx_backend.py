@@ -37,6 +37,7 @@ import numpy as np
 
 from stridewave.array_api import _dtypes, _messages
 from stridewave.array_api._backend import (
+    CONTIGUOUS_LAYOUTS,
     Adopted,
     check_bounds,
     contiguous_layout,
@@ -73,9 +74,11 @@ from stridewave.array_api._mlx_namespace import (
     wide_int,
 )
 from stridewave.array_api._mlx_state import (
+    MAIN_THREAD,
     OPERATION,
     DeviceChoice,
     Result,
+    get_ident,
     mlx_device,
     note_read,
     record_reads,
@@ -371,10 +374,15 @@ class MLXBackend:
         IndexError
             If the carrier shrank after the view was made.
         """
-        check_bounds(tensor, storage.size)
         layout = tensor._layout
         assert layout is not None
-        return self._view(storage, layout, tensor._offset)
+        offset = tensor._offset
+        # (check_bounds in this frame: a view's Python runs before its launch)
+        if layout._size and (
+            offset + layout._min_index < 0 or offset + layout._max_index >= storage.size
+        ):
+            check_bounds(tensor, storage.size)  # (raises, naming the sizes)
+        return self._view(storage, layout, offset)
 
     def _view(self, storage: Any, layout: Layout, offset: int) -> Any:
         """Return ``storage`` (1-D) viewed through ``layout`` from ``offset`` (checked)."""
@@ -471,18 +479,25 @@ class MLXBackend:
                 require_alive("run MLX work")
             with _mlx_runtime.EVAL_LOCK:  # (read from its module: the one name of the lock)
                 mx.async_eval(flat)
-            if first is not None or not direct:
+            if first is not None and get_ident() == MAIN_THREAD:
+                # (record_reads' main-thread case in this frame: the main thread keeps
+                # no records of its own, so the operand carriers alone take the read)
+                first.note_device_read(MAIN_THREAD, flat)
+                if other is not None and other is not first:
+                    other.note_device_read(MAIN_THREAD, flat)
+            elif first is not None or not direct:
                 record_reads(first, other, flat)
         else:
             mx.eval(flat)  # an empty array is never scheduled (nothing to overlap)
             if first is None and not direct:
                 OPERATION.reads.clear()
         if shape is None:
-            shape = tuple(shaped.shape)
+            shape = shaped.shape  # (a tuple: MLX makes a new one per access)
         else:
             shaped = None  # (the (1,)-shaped form of a 0-d result: no N-d form to read)
         token = (shaped, flat, dtype, mx_device, device_name, self._kinds[dtype], [None])
-        return (None, contiguous_layout(shape), 0, token)
+        layout = CONTIGUOUS_LAYOUTS.get(shape)
+        return (None, contiguous_layout(shape) if layout is None else layout, 0, token)
 
     def adopt(self, result: Any, sources: tuple[Tensor, ...] = ()) -> Adopted:
         """Adopt an MLX result (or a launched one) as a fresh Metal carrier (no copy)."""

@@ -513,6 +513,9 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
         return None  # delegated to NumPy: the general path
     mx = backend.mx
     impl = _implementation(backend, entry, name)
+    # An ``mlx.core`` function itself (every one takes ``stream=``) is given the device
+    # as an argument: no stream context around a call on whole operands.
+    takes_stream = impl is getattr(mx, entry, None) if isinstance(entry, str) else False
     array_type, stream, complete = mx.array, mx.stream, backend.complete
     logical, logical_view = backend.logical_now, backend.logical_view
     needs_host = backend.shims.NeedsHost
@@ -557,8 +560,8 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
                 if isinstance(value, np_dtype):
                     return None  # (a host-held dtype asked for: the general path computes it)
         try:
-            with stream(mx_device):
-                if views:
+            if views:
+                with stream(mx_device):
                     # (an operand's view, built in the one stream context of the call;
                     # one or two operands, unrolled: no generator before every launch)
                     a1 = operands[0]
@@ -569,7 +572,12 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
                     else:
                         a2 = operands[1]
                         operands = (a1, logical_view(*a2) if type(a2) is tuple else a2)
-                out = impl(*operands, **kwargs)
+                    out = impl(*operands, **kwargs)
+            elif takes_stream:
+                out = impl(*operands, stream=mx_device, **kwargs)
+            else:
+                with stream(mx_device):
+                    out = impl(*operands, **kwargs)
         except needs_host:
             return None
         except RuntimeError:
@@ -598,7 +606,9 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
                     return None
             first, a1 = None, x1
         else:
-            native = readable(x1)
+            # (``readable`` called only where a token may be there: an Array with a
+            # carrier and no cached form, the common operand, makes no call)
+            native = None if x1._native is None else readable(x1)
             if native is not None:
                 # A fresh result, read without making its carrier: see fresh().
                 token1, a1, mx_device, device_name = native, native[0], native[3], native[4]
@@ -606,10 +616,12 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
                 carrier = x1._carrier
                 if type(carrier) is not Metal:
                     return None  # an Evictable, another kind: the general path
-                storage = carrier.mlx_array
+                # (the carrier's slots, not its internal-API properties: this runs
+                # before every launch)
+                storage = carrier._mx_array
                 if storage is None or not x1._layout._size:
                     return None  # released (the general path raises); empty (touches_empty)
-                mx_device, device_name = carrier.mlx_device, carrier.mlx_device_name
+                mx_device, device_name = carrier._device, carrier._device_name
                 a1 = logical(x1, storage)
                 if a1 is None:
                     a1 = (x1, storage)  # (a view: built in run's stream context)
@@ -632,7 +644,7 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
         else:
             if first is not None and x2._device is not first._device:
                 return None  # (the general path raises the devices' ValueError)
-            native = readable(x2)
+            native = None if x2._native is None else readable(x2)
             if native is not None:
                 token2, a2 = native, native[0]
                 if first is None:
@@ -641,12 +653,12 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
                 other = x2._carrier
                 if type(other) is not Metal:
                     return None
-                storage = other.mlx_array
+                storage = other._mx_array
                 if storage is None or not x2._layout._size:
                     return None
                 if first is None:
                     carrier, other = other, None
-                    mx_device, device_name = carrier.mlx_device, carrier.mlx_device_name
+                    mx_device, device_name = carrier._device, carrier._device_name
                 elif carrier is None:
                     carrier, other = other, None  # (the first operand is a fresh result)
                 a2 = logical(x2, storage)

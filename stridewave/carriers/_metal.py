@@ -515,7 +515,10 @@ class Metal(_ArrayCarrier):
         """
         if FORKED_AFTER_MLX[0]:
             require_alive("schedule MLX work")  # (the launched work will never run)
-        with self._locked():  # (against _take_view forgetting what it waited for)
+        # (against _take_view forgetting what it waited for.) The lock itself, not
+        # ``_locked()``: past the check above no fork happened since MLX was imported,
+        # hence since this carrier was made, so its lock is this process's own.
+        with self._lock:
             self._pending[thread] = scheduled
             if self._viewed:
                 self._pause_view()
