@@ -486,6 +486,10 @@ KEEPS_ITS_DTYPE: Final = frozenset(
 _BOOL: Final = _dtypes.bool_
 _UINT64: Final = _dtypes.DTYPES["uint64"]
 
+#: How many views of one carrier the main thread's direct calls keep (Metal._views);
+#: past it they start over.
+VIEWS_KEPT: Final = 8
+
 #: The second operand of a one-operand direct call (a marker: None is a value).
 _ABSENT: Final = object()
 
@@ -543,6 +547,31 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
 
     np_dtype = np.dtype
 
+    def cached_view(x: Any, owner: Metal, storage: Any) -> Any:
+        # The MLX view of Array ``x`` over ``storage``, its carrier ``owner``'s stored
+        # array, that this (main) thread built before, else None (Metal._views). The
+        # entry holds its layout (so no other layout has its id) and the storage it
+        # views: one built from the array a racing move replaced is not used.
+        views = owner._views
+        if views is None or get_ident() != main_thread:
+            return None
+        entry = views.get((id(x._layout), x._offset))
+        return None if entry is None or entry[1] is not storage else entry[2]
+
+    def view_of(x: Any, storage: Any, owner: Metal) -> Any:
+        # Build the view of ``x`` (in run's stream context); keep a 1-D one, a slice
+        # of the buffer itself, for the main thread's next call (Metal._views).
+        view = logical_view(x, storage)
+        layout = x._layout
+        if len(layout._shape) == 1 and get_ident() == main_thread:
+            views = owner._views
+            if views is None:
+                owner._views = views = {}
+            elif len(views) >= VIEWS_KEPT:
+                views.clear()
+            views[(id(layout), x._offset)] = (layout, storage, view)
+        return view
+
     def run(
         operands: tuple[Any, ...],
         kwargs: dict[str, Any],
@@ -566,12 +595,12 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
                     # one or two operands, unrolled: no generator before every launch)
                     a1 = operands[0]
                     if type(a1) is tuple:
-                        a1 = logical_view(*a1)
+                        a1 = view_of(*a1)
                     if len(operands) == 1:
                         operands = (a1,)
                     else:
                         a2 = operands[1]
-                        operands = (a1, logical_view(*a2) if type(a2) is tuple else a2)
+                        operands = (a1, view_of(*a2) if type(a2) is tuple else a2)
                     out = impl(*operands, **kwargs)
             elif takes_stream:
                 out = impl(*operands, stream=mx_device, **kwargs)
@@ -624,7 +653,9 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
                 mx_device, device_name = carrier._device, carrier._device_name
                 a1 = logical(x1, storage)
                 if a1 is None:
-                    a1 = (x1, storage)  # (a view: built in run's stream context)
+                    a1 = cached_view(x1, carrier, storage)
+                    if a1 is None:
+                        a1 = (x1, storage, carrier)  # (a view: built in run's stream context)
             first = x1
         if x2 is _ABSENT:
             if first is None:
@@ -650,7 +681,7 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
                 if first is None:
                     mx_device, device_name = native[3], native[4]
             else:
-                other = x2._carrier
+                other = owner = x2._carrier
                 if type(other) is not Metal:
                     return None
                 storage = other._mx_array
@@ -663,7 +694,9 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
                     carrier, other = other, None  # (the first operand is a fresh result)
                 a2 = logical(x2, storage)
                 if a2 is None:
-                    a2 = (x2, storage)
+                    a2 = cached_view(x2, owner, storage)
+                    if a2 is None:
+                        a2 = (x2, storage, owner)
         adopted = run(
             (a1, a2),
             kwargs,
@@ -693,7 +726,7 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
         layout: Any = x._layout
         if axis is not None or keepdims or len(layout._shape) != 1 or type(x) in _PLAIN:
             return call(x, axis=axis, keepdims=keepdims, **kwargs)
-        native = readable(x)
+        native = None if x._native is None else readable(x)
         if native is not None:
             kwargs.update(axis=None, keepdims=True)
             adopted = run((native[0],), kwargs, native[3], native[4], None, None, ())
@@ -703,14 +736,17 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
         carrier: Any = x._carrier
         if type(carrier) is not Metal:
             return call(x, axis=axis, keepdims=keepdims, **kwargs)
-        storage = carrier.mlx_array
+        storage = carrier._mx_array  # (its slots, as in call)
         if storage is None or not layout._size:
             return None  # released (the general path raises); empty (touches_empty)
         kwargs.update(axis=None, keepdims=True)
-        mx_device, device_name = carrier.mlx_device, carrier.mlx_device_name
+        mx_device, device_name = carrier._device, carrier._device_name
         operand = logical(x, storage)
         if operand is None:
-            return run(((x, storage),), kwargs, mx_device, device_name, carrier, None, (), True)
+            operand = cached_view(x, carrier, storage)
+        if operand is None:
+            operand = (x, storage, carrier)
+            return run((operand,), kwargs, mx_device, device_name, carrier, None, (), True)
         return run((operand,), kwargs, mx_device, device_name, carrier, None, ())
 
     reduction.__name__ = name

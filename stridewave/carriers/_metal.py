@@ -303,6 +303,13 @@ class Metal(_ArrayCarrier):
     _device: Any
     _device_name: str
     _host: bool
+    #: The array API's 1-D MLX views of this storage built on the main thread,
+    #: ``{(id(layout), offset): (layout, storage, view)}``, or None: a repeated
+    #: ``x[::2] * 2`` reuses its slice. Each is a view of the stored array it names
+    #: (MLX slices share the buffer), used only while that is ``_mx_array``, and the
+    #: whole is dropped wherever the storage is replaced or released; only the main
+    #: thread reads or writes it (no lock).
+    _views: dict[tuple[int, int], tuple[Any, Any, Any]] | None
 
     def _device_storage_dtypes(self) -> tuple[DType, ...]:
         """Return the dtypes the constructor accepts on this process's MLX device.
@@ -362,6 +369,7 @@ class Metal(_ArrayCarrier):
         self._device = device
         self._device_name = name
         self._mx_array = array
+        self._views = None
         self._dtype = dtype
         self._host = True  # presumed until a view is first asked for
         self._pending: dict[int, Any] = {}
@@ -427,6 +435,7 @@ class Metal(_ArrayCarrier):
         carrier._device = device
         carrier._device_name = name
         carrier._mx_array = array
+        carrier._views = None
         carrier._host = True
         carrier._pending = {}
         carrier._unrecorded_reads = unrecorded_reads
@@ -740,6 +749,7 @@ class Metal(_ArrayCarrier):
         """
         mlx_eval(array)
         self._mx_array = array
+        self._views = None  # (views of the old buffer)
         if self._viewed:
             self._drop_view()
             self._bind_backend()
@@ -867,6 +877,7 @@ class Metal(_ArrayCarrier):
     @override
     def _raw_release(self) -> None:
         self._mx_array = None
+        self._views = None
         self._pending = {}  # (holds results of operations that read it: let them go)
         self._drop_view()
         self._viewed = True  # the empty array serves the (refused) accessors
