@@ -528,6 +528,11 @@ class Metal(_ArrayCarrier):
         # ``_locked()``: past the check above no fork happened since MLX was imported,
         # hence since this carrier was made, so its lock is this process's own.
         with self._lock:
+            if self._mx_array is None:
+                # Released: no host access will wait for the read, and a record kept
+                # here would hold the scheduled result's buffer for the carrier's life
+                # (a refused call on it leaves its read noted for the next launch).
+                return
             self._pending[thread] = scheduled
             if self._viewed:
                 self._pause_view()

@@ -2,7 +2,8 @@
 
 Sums of bool give the default integer dtype; a result never shares its operand's
 buffer; strided reads of results give their values; a device read recorded on a
-carrier is kept until it is waited for, and forgotten when its thread ends. The
+carrier is kept until it is waited for, and forgotten when its thread ends; a
+released carrier records none (it would hold a later result's buffer). The
 thread scenarios run in a subprocess with a private ``TMPDIR`` and MLX's CPU device
 (``STRIDEWAVE_METAL_DEVICE=cpu``); their interleavings are forced with Events.
 """
@@ -16,6 +17,7 @@ import numpy as np
 import pytest
 
 import stridewave.array_api as xp
+from stridewave.carriers import Metal
 from tests.metal_scripts import host as _host
 from tests.metal_scripts import last_line as _last_line
 from tests.metal_scripts import requires_mlx
@@ -185,6 +187,7 @@ LOST_RECORD = """
 import sys, threading
 import numpy as np
 import stridewave.array_api as xp
+from stridewave.carriers import Metal
 sys.setswitchinterval(1e-6)
 METAL = xp.Device("Metal")
 n = 2_000_000
@@ -247,6 +250,7 @@ import gc, sys
 import numpy as np
 import mlx.core as mx
 import stridewave.array_api as xp
+from stridewave.carriers import Metal
 METAL, CPU = xp.Device("Metal"), xp.Device("CPU")
 x = xp.asarray(np.ones(10, dtype=np.float32), device=METAL)
 a = xp.asarray(np.ones(25_000_000, dtype=np.float32), device=METAL)  # 100 MB
@@ -287,6 +291,7 @@ import gc, threading
 import numpy as np
 import mlx.core as mx
 import stridewave.array_api as xp
+from stridewave.carriers import Metal
 METAL = xp.Device("Metal")
 def active():
     mx.synchronize()
@@ -307,6 +312,21 @@ for _ in range(5):
         t.join()
 print("retained_mb", round((active() - before) / 1e6))
 """
+
+
+def test_a_released_carrier_keeps_no_read_of_a_later_operation() -> None:
+    # A call refused on a released carrier leaves its read noted until the next
+    # launch; that launch must not be recorded on the released carrier, where it
+    # would hold the next result's buffer for as long as the carrier lives.
+    x = xp.asarray(np.arange(1000, dtype=np.float32), device=METAL)
+    carrier = x._carrier
+    assert isinstance(carrier, Metal)
+    carrier.release()
+    with pytest.raises(RuntimeError, match="released"):
+        x * 2
+    y = xp.asarray(np.arange(1000, dtype=np.float32), device=METAL)
+    np.testing.assert_array_equal(_host(xp.sum(y) * 1), np.arange(1000).sum())
+    assert carrier._pending == {}
 
 
 def test_exited_threads_do_not_keep_their_results_alive(tmp_path: Path) -> None:
@@ -373,6 +393,7 @@ import sys
 import numpy as np
 sys._is_gil_enabled = lambda: False  # (as a free-threaded interpreter answers)
 import stridewave.array_api as xp
+from stridewave.carriers import Metal
 y = xp.asarray(np.ones(8, dtype=np.float32), device=xp.Device("Metal")) * 1
 token = y._native
 z = y * 2
