@@ -49,6 +49,7 @@ from stridewave.carriers._extension import HALF_DTYPES
 from stridewave.carriers._metal import UNCHECKED_BELOW, check_result_size
 from stridewave.carriers._mlx_runtime import (
     FORKED_AFTER_MLX,
+    MAIN_THREAD,
     import_mlx,
     mlx_eval,
     require_alive,
@@ -74,7 +75,6 @@ from stridewave.array_api._mlx_namespace import (
     wide_int,
 )
 from stridewave.array_api._mlx_state import (
-    MAIN_THREAD,
     OPERATION,
     DeviceChoice,
     Result,
@@ -374,15 +374,10 @@ class MLXBackend:
         IndexError
             If the carrier shrank after the view was made.
         """
+        check_bounds(tensor, storage.size)
         layout = tensor._layout
         assert layout is not None
-        offset = tensor._offset
-        # (check_bounds in this frame: a view's Python runs before its launch)
-        if layout._size and (
-            offset + layout._min_index < 0 or offset + layout._max_index >= storage.size
-        ):
-            check_bounds(tensor, storage.size)  # (raises, naming the sizes)
-        return self._view(storage, layout, offset)
+        return self._view(storage, layout, tensor._offset)
 
     def _view(self, storage: Any, layout: Layout, offset: int) -> Any:
         """Return ``storage`` (1-D) viewed through ``layout`` from ``offset`` (checked)."""

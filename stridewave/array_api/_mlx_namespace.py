@@ -30,6 +30,7 @@ from stridewave.carriers import Metal
 from stridewave.carriers._mlx_runtime import (
     DEVICE_ENV,
     FORKED_AFTER_MLX,
+    MAIN_THREAD,
     mlx_eval,
     require_alive,
 )
@@ -528,7 +529,7 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
     # free-threaded interpreter, whose ordering of the token's record and the look at
     # the Array on two threads the argument there, made under the GIL, does not cover.
     gil = getattr(sys, "_is_gil_enabled", lambda: True)()
-    main_thread = threading.main_thread().ident if gil else None
+    main_thread = MAIN_THREAD if gil else None
 
     def readable(x: Any) -> Any:
         # The token of a fresh, non-empty Metal result this thread reads without its
@@ -547,23 +548,27 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
 
     np_dtype = np.dtype
 
-    def cached_view(x: Any, owner: Metal, storage: Any) -> Any:
-        # The MLX view of Array ``x`` over ``storage``, its carrier ``owner``'s stored
-        # array, that this (main) thread built before, else None (Metal._views). The
-        # entry holds its layout (so no other layout has its id) and the storage it
-        # views: one built from the array a racing move replaced is not used.
+    def viewed(x: Any, owner: Metal, storage: Any) -> Any:
+        # The operand of Array ``x``, a view of ``storage`` (its carrier ``owner``'s
+        # stored array): the MLX view this (main) thread built before (Metal._views),
+        # else ``(x, storage, owner)``, which run's stream context makes the view of
+        # (view_of). The entry holds its layout (so no other layout has its id) and
+        # the storage it views: one built from an array a racing move replaced is not
+        # used.
         views = owner._views
-        if views is None or get_ident() != main_thread:
-            return None
-        entry = views.get((id(x._layout), x._offset))
-        return None if entry is None or entry[1] is not storage else entry[2]
+        if views is not None and get_ident() == main_thread:
+            entry = views.get((id(x._layout), x._offset))
+            if entry is not None and entry[1] is storage:
+                return entry[2]
+        return (x, storage, owner)
 
     def view_of(x: Any, storage: Any, owner: Metal) -> Any:
-        # Build the view of ``x`` (in run's stream context); keep a 1-D one, a slice
-        # of the buffer itself, for the main thread's next call (Metal._views).
+        # Build the view of ``x`` (in run's stream context); keep a 1-D strided one, a
+        # slice sharing the buffer (a stride of 0 may make a contiguous copy of the
+        # storage, a snapshot), for the main thread's next call (Metal._views).
         view = logical_view(x, storage)
         layout = x._layout
-        if len(layout._shape) == 1 and get_ident() == main_thread:
+        if len(layout._shape) == 1 and layout._strides[0] and get_ident() == main_thread:
             views = owner._views
             if views is None:
                 owner._views = views = {}
@@ -653,9 +658,7 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
                 mx_device, device_name = carrier._device, carrier._device_name
                 a1 = logical(x1, storage)
                 if a1 is None:
-                    a1 = cached_view(x1, carrier, storage)
-                    if a1 is None:
-                        a1 = (x1, storage, carrier)  # (a view: built in run's stream context)
+                    a1 = viewed(x1, carrier, storage)
             first = x1
         if x2 is _ABSENT:
             if first is None:
@@ -694,9 +697,7 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
                     carrier, other = other, None  # (the first operand is a fresh result)
                 a2 = logical(x2, storage)
                 if a2 is None:
-                    a2 = cached_view(x2, owner, storage)
-                    if a2 is None:
-                        a2 = (x2, storage, owner)
+                    a2 = viewed(x2, owner, storage)
         adopted = run(
             (a1, a2),
             kwargs,
@@ -743,11 +744,9 @@ def direct_call(backend: MLXBackend, name: str) -> Callable[..., Adopted | None]
         mx_device, device_name = carrier._device, carrier._device_name
         operand = logical(x, storage)
         if operand is None:
-            operand = cached_view(x, carrier, storage)
-        if operand is None:
-            operand = (x, storage, carrier)
-            return run((operand,), kwargs, mx_device, device_name, carrier, None, (), True)
-        return run((operand,), kwargs, mx_device, device_name, carrier, None, ())
+            operand = viewed(x, carrier, storage)
+        views = type(operand) is tuple
+        return run((operand,), kwargs, mx_device, device_name, carrier, None, (), views)
 
     reduction.__name__ = name
     return reduction

@@ -88,9 +88,6 @@ class _ThreadRecords:
 
 OPERATION: Final = _Operation()
 get_ident: Final = threading.get_ident
-#: The main thread's ident: the one thread whose :class:`_Operation` keeps no records
-#: (a direct call there records its reads on its operands' carriers alone).
-MAIN_THREAD: Final = threading.main_thread().ident
 
 
 def note_read(carrier: Metal) -> None:

@@ -57,7 +57,6 @@ from __future__ import annotations
 
 import os
 import sys
-import threading
 import weakref
 from typing import Any, ClassVar, Final
 
@@ -73,6 +72,7 @@ from stridewave.carriers._mlx_runtime import (
     CUDA_DEVICE_NAME,
     FORKED_AFTER_MLX,
     GPU_BUILD,
+    MAIN_THREAD,
     import_mlx,
     mlx_eval,
     require_alive,
@@ -99,10 +99,6 @@ from stridewave.layout import Layout
 __all__ = ["Metal"]
 
 _METAL_DTYPES: Final[tuple[DType, ...]] = (DType.Float32, DType.Int32, DType.Bool)
-
-#: The main thread's ident: the key of a fresh result's unrecorded read (see
-#: ``Metal.adopt_array``).
-_MAIN_THREAD: Final = threading.main_thread().ident or 0
 
 #: The most slots an array API write writes through the host view where the host maps
 #: the buffer in place (``Metal.writes_on_host``); a larger one is the device's.
@@ -528,10 +524,10 @@ class Metal(_ArrayCarrier):
         # ``_locked()``: past the check above no fork happened since MLX was imported,
         # hence since this carrier was made, so its lock is this process's own.
         with self._lock:
-            if self._mx_array is None:
-                # Released: no host access will wait for the read, and a record kept
-                # here would hold the scheduled result's buffer for the carrier's life
-                # (a refused call on it leaves its read noted for the next launch).
+            if self._released:
+                # No host access will wait for the read, and a record kept here would
+                # hold the scheduled result's buffer for the carrier's life (a refused
+                # call on it leaves its read noted for the next launch).
                 return
             self._pending[thread] = scheduled
             if self._viewed:
@@ -601,7 +597,7 @@ class Metal(_ArrayCarrier):
                     if unrecorded is not None:
                         self._unrecorded_reads = None
                         if unrecorded[0] is not None:
-                            self._pending.setdefault(_MAIN_THREAD, unrecorded[0])
+                            self._pending.setdefault(MAIN_THREAD, unrecorded[0])
             pending = self._pending
             if pending:
                 waited = list(pending.items())

@@ -27,6 +27,7 @@ __all__ = [
     "FORKED_AFTER_MLX",
     "GPU_BUILD",
     "INSTALL_HINT",
+    "MAIN_THREAD",
     "TF32_ENV",
     "Unavailable",
     "gpu_backend",
@@ -56,6 +57,11 @@ class Unavailable(RuntimeError):
         super().__init__(message)
         self.short = short
 
+
+#: The main thread's ident: the one thread that reads a fresh Metal result through its
+#: token without making its carrier, and whose latest such read the carrier takes over
+#: (``Metal.adopt_array``); it keeps no per-thread record of its reads.
+MAIN_THREAD: Final = threading.main_thread().ident or 0
 
 #: ``[True]`` in a process forked after MLX was imported in its parent (set by the
 #: at-fork hook below): MLX's worker threads did not survive the fork, so every MLX

@@ -9,6 +9,7 @@ main thread's alone; the carrier keeps a bounded number of them.
 
 from __future__ import annotations
 
+import sys
 import threading
 from typing import Any
 
@@ -156,3 +157,36 @@ def test_a_view_of_a_replaced_stored_array_is_not_used() -> None:
     x += 100.0  # (an MLX write: a new stored array)
     carrier._views = stale
     np.testing.assert_array_equal(_host(x[::2] * 2), (np.arange(0, 10, 2) + 100.0) * 2)
+
+
+def test_moves_racing_the_main_threads_reads_leave_no_stale_view_behind() -> None:
+    # Another thread's MLX writes (each one a new stored array, the views dropped
+    # under the carrier's lock) race the main thread's reads of x[::2], whose view is
+    # built from the stored array read before and kept after: switches forced every
+    # microsecond, bounded trials. Each read gives one whole state of x; the read
+    # after the writer has ended gives its last one.
+    base = np.arange(64, dtype=np.float32)
+    writes = 30
+    raced = 0
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for _ in range(20):
+            x = _metal(base)
+
+            def write(x: xp.Array = x) -> None:
+                for _ in range(writes):
+                    x += 1.0
+
+            writer = threading.Thread(target=write)
+            writer.start()
+            while writer.is_alive():
+                got = _host(x[::2] * 2)
+                step = got[0] / 2
+                np.testing.assert_array_equal(got, (base[::2] + step) * 2)
+                raced += 0 < step < writes
+            writer.join()
+            np.testing.assert_array_equal(_host(x[::2] * 2), (base[::2] + writes) * 2)
+    finally:
+        sys.setswitchinterval(interval)
+    assert raced, "no read landed between two writes: the race was never run"
