@@ -1,10 +1,11 @@
-"""Build the optional C accelerator of the scalar paths (everything else is in pyproject.toml).
+"""Build the optional C accelerator (everything else is in pyproject.toml).
 
 ``stridewave.carriers._speedups`` is compiled against the limited API of Python 3.11
 (abi3: one build serves CPython 3.11 and later) and is optional: where it cannot be
 built (no compiler) the install goes on without it, and the pure-Python scalar paths
-run. It is not built on Python 3.10, on free-threaded builds (they load no abi3
-module), on other interpreters, or when ``STRIDEWAVE_NO_SPEEDUPS_BUILD=1``.
+and the CPU device's Python closures run. It is not built on Python 3.10, on
+free-threaded builds (they load no abi3 module), on other interpreters, or when
+``STRIDEWAVE_NO_SPEEDUPS_BUILD=1``.
 """
 
 from __future__ import annotations

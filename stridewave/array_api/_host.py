@@ -36,6 +36,7 @@ from stridewave.array_api._numpy_namespace import NAMESPACE as _NAMESPACE
 from stridewave.array_api._numpy_namespace import SHIMMED as _SHIMMED
 from stridewave.array_api._places import carrier_for, device_storage_dtypes, place
 from stridewave.carriers import CPU, Carrier, Generic
+from stridewave.carriers._base import _speedups
 from stridewave.carriers._extension import HALF_DTYPES, CPUExtension, GenericExtension
 from stridewave.carriers._scatter import strided_view
 from stridewave.dtypes import DType
@@ -252,7 +253,17 @@ def _direct_ufunc(backend: HostBackend, ufunc: np.ufunc) -> Callable[..., Adopte
                     return (None, shaped, 0, (result, LAZY, dtype))
         return adopt(result, ())
 
-    return binary
+    if _speedups is None:
+        return binary
+
+    def finish(result: Any, layout: Layout) -> Adopted:
+        # (the C call's result of another form: a NumPy scalar of a 0-d operation, or
+        # a dtype the namespace does not have; its operands were fresh results of
+        # ``layout``, so the closure's tail comes to ``adopt``)
+        return adopt(result, ())
+
+    state = (ufunc, QUIET, get_state, unset, LAZY, dtypes, large, ndarray, binary, finish)
+    return _speedups.host_binary(state)  # type: ignore[no-any-return]
 
 
 #: The namespace's integer, real floating and complex floating dtypes (the fast

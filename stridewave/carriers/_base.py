@@ -296,7 +296,7 @@ def check_flag(name: str, value: object, *, where: str) -> bool:
 
 
 def _load_speedups() -> tuple[ModuleType | None, str]:
-    """Import the optional C accelerator of the scalar paths; say which path is active.
+    """Import the optional C accelerator (scalar paths, a CPU call); say which path is active.
 
     The accelerator (``stridewave/carriers/_speedups.c``, limited API 3.11, abi3) is
     left out on Python 3.10, on free-threaded builds, when it was not built (no

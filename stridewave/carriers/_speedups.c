@@ -1,5 +1,6 @@
 /*
- * stridewave.carriers._speedups: the scalar paths of Carrier in C (optional).
+ * stridewave.carriers._speedups: the scalar paths of Carrier, and the CPU device's
+ * two-operand ufunc call, in C (optional).
  *
  * One base type of Carrier, built at import by scalar_base() from the pure-Python
  * scalar methods (stridewave/carriers/_base.py, class _ScalarPath). It holds the
@@ -16,6 +17,9 @@
  * methods' own (given to scalar_base). The GIL is held for the whole fast path and
  * nothing in it can run Python code, so it is atomic with respect to every other
  * Python thread: no move can overlap it (docs/threads-and-processes.md).
+ *
+ * host_binary() (below) builds the second: the common case of one call of the array
+ * API's CPU device, with the pure-Python closure as its fallback.
  *
  * Limited API 3.11 (abi3): one build serves CPython 3.11 and later (not the
  * free-threaded builds, which load no abi3 module).
@@ -627,11 +631,225 @@ scalar_base(PyObject *module, PyObject *args)
     return type;
 }
 
+/* -- the CPU device's two-operand ufunc call ------------------------------------------ */
+
+/*
+ * host_binary(state) returns a builtin function call(x1, x2) doing the common case of
+ * the CPU device's direct call of a two-operand NumPy ufunc (stridewave/array_api/
+ * _host.py, _direct_ufunc: its Python closure is the reference and the fallback):
+ *
+ *   every Array operand a fresh result (its _native token (array, LAZY, dtype)), the
+ *   other a Python float, int or bool; both Arrays of one Layout object, of fewer than
+ *   `large` elements; no NumPy error state set by the caller; and the ufunc's result
+ *   an exact ndarray of a namespace dtype.
+ *
+ * It then returns (None, layout, 0, (result, LAZY, dtype)), what the closure returns.
+ * Anything else before the ufunc runs calls the closure (`fallback`) with the same
+ * operands; a result of another form goes to `finish(result, layout)`, the closure's
+ * own tail. The ufunc runs in `run(ufunc, a, b)` (NumPy's quiet context); a
+ * RuntimeError from it (another thread computes in the context) also calls the
+ * closure, which computes under the quiet wrapper instead. Any other exception of
+ * the ufunc propagates, as it does from the closure.
+ *
+ * state: (ufunc, run, get_state, unset, LAZY, dtypes, large, ndarray, fallback, finish)
+ */
+enum { HB_UFUNC, HB_RUN, HB_GET_STATE, HB_UNSET, HB_LAZY, HB_DTYPES, HB_LARGE, HB_NDARRAY,
+       HB_FALLBACK, HB_FINISH, HB_FIELDS };
+
+static PyObject *s_native = NULL, *s_layout = NULL, *s_size = NULL, *s_dtype = NULL;
+
+static int
+is_py_scalar(PyObject *x)
+{
+    return PyFloat_CheckExact(x) || PyLong_CheckExact(x) || PyBool_Check(x);
+}
+
+/* The fresh result's array of an Array operand (a new reference), or NULL with no
+   error set where the operand is not a fresh result; *layout gets its Layout. */
+static PyObject *
+fresh_operand(PyObject *x, PyObject *lazy, PyObject **layout)
+{
+    PyObject *native, *array = NULL;
+    native = PyObject_GetAttr(x, s_native);
+    if (native == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    if (PyTuple_Check(native) && PyTuple_Size(native) == 3 && PyTuple_GetItem(native, 1) == lazy) {
+        array = PyTuple_GetItem(native, 0);
+        Py_INCREF(array);
+    }
+    Py_DECREF(native);
+    if (array == NULL) {
+        return NULL;
+    }
+    *layout = PyObject_GetAttr(x, s_layout);
+    if (*layout == NULL) {
+        PyErr_Clear();
+        Py_DECREF(array);
+        return NULL;
+    }
+    return array;
+}
+
+static PyObject *
+host_binary_call(PyObject *state, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *x1, *x2, *a = NULL, *b = NULL, *layout = NULL, *other = NULL;
+    PyObject *size_obj, *errstate, *result, *np_dtype, *dtype, *native, *out;
+    Py_ssize_t size, large;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "call(x1, x2) takes two operands");
+        return NULL;
+    }
+    x1 = args[0];
+    x2 = args[1];
+    if (is_py_scalar(x1)) {
+        a = x1;
+        Py_INCREF(a);
+        if (is_py_scalar(x2) || (b = fresh_operand(x2, PyTuple_GetItem(state, HB_LAZY), &layout)) == NULL) {
+            goto fallback;
+        }
+    }
+    else {
+        if ((a = fresh_operand(x1, PyTuple_GetItem(state, HB_LAZY), &layout)) == NULL) {
+            goto fallback;
+        }
+        if (is_py_scalar(x2)) {
+            b = x2;
+            Py_INCREF(b);
+        }
+        else {
+            if ((b = fresh_operand(x2, PyTuple_GetItem(state, HB_LAZY), &other)) == NULL) {
+                goto fallback;
+            }
+            if (other != layout) {
+                goto fallback;
+            }
+        }
+    }
+    size_obj = PyObject_GetAttr(layout, s_size);
+    if (size_obj == NULL) {
+        PyErr_Clear();
+        goto fallback;
+    }
+    size = PyLong_AsSsize_t(size_obj);
+    Py_DECREF(size_obj);
+    large = PyLong_AsSsize_t(PyTuple_GetItem(state, HB_LARGE));
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        goto fallback;
+    }
+    if (size >= large) {
+        goto fallback;
+    }
+    errstate = PyObject_CallNoArgs(PyTuple_GetItem(state, HB_GET_STATE));
+    if (errstate == NULL) {
+        PyErr_Clear();
+        goto fallback;
+    }
+    if (errstate != PyTuple_GetItem(state, HB_UNSET)) {
+        Py_DECREF(errstate);
+        goto fallback; /* (the caller's own state: the closure computes under it) */
+    }
+    Py_DECREF(errstate);
+    result = PyObject_CallFunctionObjArgs(PyTuple_GetItem(state, HB_RUN),
+                                          PyTuple_GetItem(state, HB_UFUNC), a, b, NULL);
+    if (result == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_RuntimeError)) {
+            PyErr_Clear();
+            goto fallback;
+        }
+        goto error;
+    }
+    Py_CLEAR(a);
+    Py_CLEAR(b);
+    Py_CLEAR(other);
+    dtype = NULL;
+    if ((PyObject *)Py_TYPE(result) == PyTuple_GetItem(state, HB_NDARRAY)) {
+        np_dtype = PyObject_GetAttr(result, s_dtype);
+        if (np_dtype == NULL) {
+            Py_DECREF(result);
+            Py_DECREF(layout);
+            return NULL;
+        }
+        dtype = PyDict_GetItemWithError(PyTuple_GetItem(state, HB_DTYPES), np_dtype);
+        Py_DECREF(np_dtype);
+        if (dtype == NULL && PyErr_Occurred()) {
+            Py_DECREF(result);
+            Py_DECREF(layout);
+            return NULL;
+        }
+    }
+    if (dtype == NULL) {
+        out = PyObject_CallFunctionObjArgs(PyTuple_GetItem(state, HB_FINISH), result, layout, NULL);
+        Py_DECREF(result);
+        Py_DECREF(layout);
+        return out;
+    }
+    native = PyTuple_Pack(3, result, PyTuple_GetItem(state, HB_LAZY), dtype);
+    Py_DECREF(result);
+    if (native == NULL) {
+        Py_DECREF(layout);
+        return NULL;
+    }
+    out = PyTuple_New(4);
+    if (out == NULL) {
+        Py_DECREF(native);
+        Py_DECREF(layout);
+        return NULL;
+    }
+    Py_INCREF(Py_None);
+    PyTuple_SetItem(out, 0, Py_None);
+    PyTuple_SetItem(out, 1, layout); /* (steals the reference) */
+    PyTuple_SetItem(out, 2, PyLong_FromLong(0));
+    PyTuple_SetItem(out, 3, native);
+    return out;
+
+fallback:
+    Py_XDECREF(a);
+    Py_XDECREF(b);
+    Py_XDECREF(layout);
+    Py_XDECREF(other);
+    return PyObject_CallFunctionObjArgs(PyTuple_GetItem(state, HB_FALLBACK), x1, x2, NULL);
+error:
+    Py_XDECREF(a);
+    Py_XDECREF(b);
+    Py_XDECREF(layout);
+    Py_XDECREF(other);
+    return NULL;
+}
+
+static PyMethodDef host_binary_def = {
+    "host_binary_call", (PyCFunction)(void (*)(void))host_binary_call, METH_FASTCALL,
+    "call(x1, x2)\n--\n\nThe CPU device's direct call of a two-operand ufunc, its common case in C."};
+
+static PyObject *
+host_binary(PyObject *module, PyObject *state)
+{
+    if (!PyTuple_Check(state) || PyTuple_Size(state) != HB_FIELDS) {
+        PyErr_Format(PyExc_TypeError, "host_binary: state must be a tuple of %d items", HB_FIELDS);
+        return NULL;
+    }
+    if (s_native == NULL
+        && ((s_native = PyUnicode_InternFromString("_native")) == NULL
+            || (s_layout = PyUnicode_InternFromString("_layout")) == NULL
+            || (s_size = PyUnicode_InternFromString("_size")) == NULL
+            || (s_dtype = PyUnicode_InternFromString("dtype")) == NULL)) {
+        return NULL;
+    }
+    return PyCFunction_NewEx(&host_binary_def, state, NULL);
+}
+
 static PyMethodDef module_methods[] = {
     {"scalar_base", scalar_base, METH_VARARGS,
      "scalar_base(get_value, set_value, getitem, setitem, /)\n--\n\n"
      "Build the C base type of Carrier once; the four pure-Python methods are its\n"
      "fallbacks and give it their docstrings."},
+    {"host_binary", host_binary, METH_O,
+     "host_binary(state, /)\n--\n\n"
+     "Return the C form of the CPU device's direct call of a two-operand ufunc:\n"
+     "(ufunc, run, get_state, unset, LAZY, dtypes, large, ndarray, fallback, finish)."},
     {NULL, NULL, 0, NULL},
 };
 
