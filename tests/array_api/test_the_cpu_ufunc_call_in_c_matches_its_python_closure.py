@@ -49,7 +49,7 @@ def _fresh(values: Any) -> Array:
 def _outcome(call: Callable[..., Any], x1: Any, x2: Any) -> tuple[Any, ...]:
     try:
         carrier, layout, offset, native = call(x1, x2)
-    except (TypeError, ValueError, ArithmeticError) as exc:  # (the answer to compare)
+    except (AttributeError, TypeError, ValueError, ArithmeticError) as exc:  # (compared)
         return ("raised", type(exc), str(exc))
     array = native[0] if carrier is None else np.asarray(carrier.to_numpy())
     return ("ok", carrier is None, layout.shape, layout.strides, offset, native[2], array)
@@ -75,6 +75,7 @@ PAIRS: list[tuple[str, Callable[[], tuple[Any, Any]]]] = [
     ("0-d operands", lambda: (_fresh(np.float32(2.0)), 3.0)),
     ("an Array whose carrier is made", lambda: (_made(np.ones(3)), 1.0)),
     ("many elements", lambda: (_fresh(np.ones(2**18, "f4")), 1.0)),
+    # (operands the dispatch step never gives a direct call: the closure's answer too)
     ("a NumPy scalar operand", lambda: (_fresh(np.ones(3)), np.float64(2.0))),
     ("a complex scalar operand", lambda: (_fresh(np.ones(3)), 1j)),
     ("two Python scalars", lambda: (1.0, 2.0)),
