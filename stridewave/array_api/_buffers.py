@@ -97,14 +97,15 @@ class ResultBuffers:
     ----------
     limit : int
         The most bytes the cache holds, counting buffers in use and idle; 0 turns it
-        off. A result larger than a quarter of it is never cached.
+        off. A result larger than a third of it is never cached: a chain keeps
+        three temporaries of its size alive at once (two operands and the result).
     """
 
     __slots__ = ("_bytes", "_entries", "_largest", "limit")
 
     def __init__(self, limit: int) -> None:
         self.limit = limit if not _free_threaded() else 0
-        self._largest = self.limit // 4
+        self._largest = self.limit // 3
         self._entries: list[np.ndarray] = []  # oldest taken first
         self._bytes = 0
 

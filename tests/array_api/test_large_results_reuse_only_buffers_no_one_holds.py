@@ -167,6 +167,23 @@ def test_the_cache_holds_at_most_its_limit(x: Any) -> None:
         assert float(result[1]) == float(k)
 
 
+def test_a_chains_three_live_temporaries_of_the_largest_size_fit_the_cache() -> None:
+    # (two operands and a result: a chain over 10**7 float64, 80 MB each, keeps three
+    # such buffers in the default 256 MiB; larger results are never cached)
+    largest = 2**20 * 3
+    cache = _buffers.ResultBuffers(3 * largest)
+    live = [cache.empty((largest // 8,), np.dtype(np.float64)) for _ in range(3)]
+    assert all(buffer is not None for buffer in live)
+    assert cache._bytes == 3 * largest
+    addresses = {int(buffer.ctypes.data) for buffer in live if buffer is not None}
+    del live
+    again = cache.empty((largest // 8,), np.dtype(np.float64))
+    assert again is not None and int(again.ctypes.data) in addresses  # (an idle one)
+    assert cache.empty((largest // 8 + 1,), np.dtype(np.float64)) is None
+    default = _buffers.ResultBuffers(_buffers.DEFAULT_LIMIT)
+    assert default.empty((10**7,), np.dtype(np.float64)) is not None
+
+
 def _run(tmp_path: Path, limit: str, source: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "TMPDIR": str(tmp_path), _buffers.LIMIT_VARIABLE: limit}
     return subprocess.run(
