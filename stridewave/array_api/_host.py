@@ -146,7 +146,9 @@ def _direct_ufunc(backend: HostBackend, ufunc: np.ufunc) -> Callable[..., Adopte
     caller set no NumPy error state of their own, else under theirs), and a fresh
     C-ordered result of a standard dtype kept as it is (its carrier made when first
     asked for, as :meth:`HostBackend.adopt` keeps one); any other result goes through
-    ``adopt``. It never returns None: the host takes every call it is given.
+    ``adopt``. It never returns None: the host takes every call it is given. With the
+    C accelerator built, the two-operand call is its C form
+    (``_speedups.host_binary``): the common case in C, this closure for the rest.
     """
     read = backend.read
     adopt = backend.adopt

@@ -664,18 +664,33 @@ is_py_scalar(PyObject *x)
     return PyFloat_CheckExact(x) || PyLong_CheckExact(x) || PyBool_Check(x);
 }
 
-/* The fresh result's array of an Array operand (a new reference), or NULL with no
-   error set where the operand is not a fresh result; *layout gets its Layout. */
+/* Clear an AttributeError (the closure's answer is then its own) and return 0; leave
+   any other exception set (it propagates, as from the closure) and return -1. */
+static int
+clear_attribute_error(void)
+{
+    if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        PyErr_Clear();
+        return 0;
+    }
+    return -1;
+}
+
+/* The fresh result's array of an Array operand (a new reference), or NULL: with no
+   error set where the operand is not a fresh result (an exact 3-tuple token
+   (array, LAZY, dtype)), with one set where reading it raised other than
+   AttributeError; *layout gets its Layout. */
 static PyObject *
 fresh_operand(PyObject *x, PyObject *lazy, PyObject **layout)
 {
     PyObject *native, *array = NULL;
     native = PyObject_GetAttr(x, s_native);
     if (native == NULL) {
-        PyErr_Clear();
+        clear_attribute_error();
         return NULL;
     }
-    if (PyTuple_Check(native) && PyTuple_Size(native) == 3 && PyTuple_GetItem(native, 1) == lazy) {
+    if (PyTuple_CheckExact(native) && PyTuple_Size(native) == 3
+        && PyTuple_GetItem(native, 1) == lazy) {
         array = PyTuple_GetItem(native, 0);
         Py_INCREF(array);
     }
@@ -685,7 +700,7 @@ fresh_operand(PyObject *x, PyObject *lazy, PyObject **layout)
     }
     *layout = PyObject_GetAttr(x, s_layout);
     if (*layout == NULL) {
-        PyErr_Clear();
+        clear_attribute_error();
         Py_DECREF(array);
         return NULL;
     }
@@ -707,7 +722,8 @@ host_binary_call(PyObject *state, PyObject *const *args, Py_ssize_t nargs)
     if (is_py_scalar(x1)) {
         a = x1;
         Py_INCREF(a);
-        if (is_py_scalar(x2) || (b = fresh_operand(x2, PyTuple_GetItem(state, HB_LAZY), &layout)) == NULL) {
+        if (is_py_scalar(x2)
+            || (b = fresh_operand(x2, PyTuple_GetItem(state, HB_LAZY), &layout)) == NULL) {
             goto fallback;
         }
     }
@@ -730,23 +746,21 @@ host_binary_call(PyObject *state, PyObject *const *args, Py_ssize_t nargs)
     }
     size_obj = PyObject_GetAttr(layout, s_size);
     if (size_obj == NULL) {
-        PyErr_Clear();
         goto fallback;
     }
-    size = PyLong_AsSsize_t(size_obj);
+    size = PyLong_CheckExact(size_obj) ? PyLong_AsSsize_t(size_obj) : -1;
     Py_DECREF(size_obj);
-    large = PyLong_AsSsize_t(PyTuple_GetItem(state, HB_LARGE));
-    if (PyErr_Occurred()) {
-        PyErr_Clear();
+    if (size == -1) {
+        PyErr_Clear(); /* (not an int, or beyond Py_ssize_t: the closure decides) */
         goto fallback;
     }
+    large = PyLong_AsSsize_t(PyTuple_GetItem(state, HB_LARGE)); /* (checked by host_binary) */
     if (size >= large) {
         goto fallback;
     }
     errstate = PyObject_CallNoArgs(PyTuple_GetItem(state, HB_GET_STATE));
     if (errstate == NULL) {
-        PyErr_Clear();
-        goto fallback;
+        goto error; /* (as from the closure, which calls it too) */
     }
     if (errstate != PyTuple_GetItem(state, HB_UNSET)) {
         Py_DECREF(errstate);
@@ -774,6 +788,7 @@ host_binary_call(PyObject *state, PyObject *const *args, Py_ssize_t nargs)
             return NULL;
         }
         dtype = PyDict_GetItemWithError(PyTuple_GetItem(state, HB_DTYPES), np_dtype);
+        Py_XINCREF(dtype); /* (borrowed: held before the key's decref can run any code) */
         Py_DECREF(np_dtype);
         if (dtype == NULL && PyErr_Occurred()) {
             Py_DECREF(result);
@@ -788,6 +803,7 @@ host_binary_call(PyObject *state, PyObject *const *args, Py_ssize_t nargs)
         return out;
     }
     native = PyTuple_Pack(3, result, PyTuple_GetItem(state, HB_LAZY), dtype);
+    Py_DECREF(dtype);
     Py_DECREF(result);
     if (native == NULL) {
         Py_DECREF(layout);
@@ -811,6 +827,11 @@ fallback:
     Py_XDECREF(b);
     Py_XDECREF(layout);
     Py_XDECREF(other);
+    if (PyErr_Occurred()) {
+        if (clear_attribute_error() < 0) {
+            return NULL; /* (reading an operand raised: as from the closure) */
+        }
+    }
     return PyObject_CallFunctionObjArgs(PyTuple_GetItem(state, HB_FALLBACK), x1, x2, NULL);
 error:
     Py_XDECREF(a);
@@ -827,8 +848,21 @@ static PyMethodDef host_binary_def = {
 static PyObject *
 host_binary(PyObject *module, PyObject *state)
 {
-    if (!PyTuple_Check(state) || PyTuple_Size(state) != HB_FIELDS) {
+    Py_ssize_t large;
+    if (!PyTuple_CheckExact(state) || PyTuple_Size(state) != HB_FIELDS) {
         PyErr_Format(PyExc_TypeError, "host_binary: state must be a tuple of %d items", HB_FIELDS);
+        return NULL;
+    }
+    if (!PyDict_CheckExact(PyTuple_GetItem(state, HB_DTYPES))
+        || !PyType_Check(PyTuple_GetItem(state, HB_NDARRAY))
+        || !PyLong_CheckExact(PyTuple_GetItem(state, HB_LARGE))) {
+        PyErr_SetString(PyExc_TypeError,
+                        "host_binary: state's dtypes must be a dict, ndarray a type and "
+                        "large an int");
+        return NULL;
+    }
+    large = PyLong_AsSsize_t(PyTuple_GetItem(state, HB_LARGE));
+    if (large == -1 && PyErr_Occurred()) {
         return NULL;
     }
     if (s_native == NULL

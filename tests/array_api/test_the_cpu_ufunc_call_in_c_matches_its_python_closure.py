@@ -139,6 +139,34 @@ def test_a_runtime_error_of_the_quiet_context_calls_the_closure() -> None:
     assert seen == [(x, x)]
 
 
+class _Interrupting:
+    """An operand whose token read is interrupted once (a signal arriving there)."""
+
+    def __init__(self, array: Array) -> None:
+        self.inner, self.interrupted = array, False
+
+    @property
+    def _native(self) -> Any:
+        if not self.interrupted:
+            self.interrupted = True
+            raise KeyboardInterrupt
+        return self.inner._native
+
+    @property
+    def _layout(self) -> Any:
+        return self.inner._layout
+
+
+def test_an_operand_read_that_raises_other_than_attribute_error_propagates() -> None:
+    call, closure = _calls("add")
+    x = _fresh(np.ones(3))
+    for run in (call, closure):
+        operand = _Interrupting(x)
+        with pytest.raises(KeyboardInterrupt):
+            run(x, operand)
+        assert operand.interrupted
+
+
 def test_other_exceptions_of_the_ufunc_propagate() -> None:
     call, _ = _calls("subtract")
     flags = _fresh(np.array([True, False]))
@@ -149,6 +177,12 @@ def test_other_exceptions_of_the_ufunc_propagate() -> None:
 def test_a_malformed_state_is_refused() -> None:
     with pytest.raises(TypeError, match="tuple of 10 items"):
         _speedups.host_binary((np.add,))  # type: ignore[union-attr]
+    good = list(_calls("add")[0].__self__)  # type: ignore[attr-defined]
+    for index, bad in ((5, list(good[5].items())), (7, "ndarray"), (6, 2.5**18)):
+        state = list(good)
+        state[index] = bad
+        with pytest.raises(TypeError, match="dtypes must be a dict"):
+            _speedups.host_binary(tuple(state))  # type: ignore[union-attr]
     call, _ = _calls("add")
     with pytest.raises(TypeError, match="two operands"):
         call(_fresh(np.ones(1)))
