@@ -865,11 +865,11 @@ host_binary(PyObject *module, PyObject *state)
     if (large == -1 && PyErr_Occurred()) {
         return NULL;
     }
-    if (s_native == NULL
-        && ((s_native = PyUnicode_InternFromString("_native")) == NULL
-            || (s_layout = PyUnicode_InternFromString("_layout")) == NULL
-            || (s_size = PyUnicode_InternFromString("_size")) == NULL
-            || (s_dtype = PyUnicode_InternFromString("dtype")) == NULL)) {
+    /* (each name interned once; a failure leaves the rest to the next call) */
+    if ((s_native == NULL && (s_native = PyUnicode_InternFromString("_native")) == NULL)
+        || (s_layout == NULL && (s_layout = PyUnicode_InternFromString("_layout")) == NULL)
+        || (s_size == NULL && (s_size = PyUnicode_InternFromString("_size")) == NULL)
+        || (s_dtype == NULL && (s_dtype = PyUnicode_InternFromString("dtype")) == NULL)) {
         return NULL;
     }
     return PyCFunction_NewEx(&host_binary_def, state, NULL);
