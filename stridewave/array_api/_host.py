@@ -258,10 +258,9 @@ def _direct_ufunc(backend: HostBackend, ufunc: np.ufunc) -> Callable[..., Adopte
     if _speedups is None:
         return binary
 
-    def finish(result: Any, layout: Layout) -> Adopted:
+    def finish(result: Any) -> Adopted:
         # (the C call's result of another form: a NumPy scalar of a 0-d operation, or
-        # a dtype the namespace does not have; its operands were fresh results of
-        # ``layout``, so the closure's tail comes to ``adopt``)
+        # a dtype the namespace does not have; the closure's tail for fresh operands)
         return adopt(result, ())
 
     state = (ufunc, QUIET, get_state, unset, LAZY, dtypes, large, ndarray, binary, finish)

@@ -645,7 +645,7 @@ scalar_base(PyObject *module, PyObject *args)
  *
  * It then returns (None, layout, 0, (result, LAZY, dtype)), what the closure returns.
  * Anything else before the ufunc runs calls the closure (`fallback`) with the same
- * operands; a result of another form goes to `finish(result, layout)`, the closure's
+ * operands; a result of another form goes to `finish(result)`, the closure's
  * own tail. The ufunc runs in `run(ufunc, a, b)` (NumPy's quiet context); a
  * RuntimeError from it (another thread computes in the context) also calls the
  * closure, which computes under the quiet wrapper instead. Any other exception of
@@ -797,7 +797,7 @@ host_binary_call(PyObject *state, PyObject *const *args, Py_ssize_t nargs)
         }
     }
     if (dtype == NULL) {
-        out = PyObject_CallFunctionObjArgs(PyTuple_GetItem(state, HB_FINISH), result, layout, NULL);
+        out = PyObject_CallFunctionObjArgs(PyTuple_GetItem(state, HB_FINISH), result, NULL);
         Py_DECREF(result);
         Py_DECREF(layout);
         return out;
